@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../server/config.js';
+import { startServer } from '../../server/main.js';
+import { DEFAULT_TENANT } from '../../server/domain/bootstrap.js';
+import type { CliIo } from '../main.js';
+import { UserFacingError } from '../errors.js';
+
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('run the HTTP server (migrates the database first)')
+    .option('--port <port>', 'port to listen on (env PORT)', parsePort)
+    .option('--host <host>', 'address to bind (env HOST)')
+    .option('--database <sqlite path or postgres URL>', 'database (env DATABASE_URL; default <data dir>/fieldops.sqlite3)')
+    .option('--data-dir <dir>', 'where the SQLite file and uploads live (env FIELDOPS_DATA_DIR; default ./data)')
+    .option('--demo', 'load the demo data into the default tenant when it is empty')
+    .action(async (options: { port?: number; host?: string; database?: string; dataDir?: string; demo?: boolean }) => {
+      const config = loadConfig(io.env, { port: options.port, host: options.host, database: options.database, dataDir: options.dataDir, loadDemoData: options.demo });
+      const server = await startServer(config);
+      const { runtime, bootstrap } = server;
+      const lines = [
+        `fieldops is listening on ${server.url}`,
+        `  database:  ${runtime.database.description}`,
+        `  data dir:  ${config.dataDir}`,
+        `  health:    ${server.url}/healthz   readiness: ${server.url}/readyz`,
+      ];
+      if (bootstrap.initialised) {
+        lines.push(`  created tenant "${DEFAULT_TENANT}", superuser "admin" and the public OAuth client "fieldops-cli"`);
+        if (bootstrap.generatedAdminPassword) {
+          lines.push(`  admin password (shown only this once): ${bootstrap.generatedAdminPassword}`);
+        }
+      }
+      lines.push(
+        `  log in:    curl -s -X POST ${server.url}/oauth2/token/ -d grant_type=password -d client_id=fieldops-cli -d username=admin --data-urlencode password=...`,
+      );
+      io.stderr.write(lines.join('\n') + '\n');
+      await waitForSignal();
+      io.stderr.write('fieldops: shutting down (finishing in-flight requests)\n');
+      await server.close();
+    });
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UserFacingError(`--port must be 0-65535, got "${value}"`, undefined, 2);
+  return port;
+}

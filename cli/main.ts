@@ -1,0 +1,43 @@
+import { Command, CommanderError } from 'commander';
+import { EXIT, reportError } from './errors.js';
+import { registerAdminCommands } from './commands/admin.js';
+import { registerServeCommand } from './commands/serve.js';
+
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  success
+  1  failure (the message says what went wrong and, where you can fix it, how)
+  2  usage error (unknown command or option, missing argument)`;
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('fieldops')
+    .description('fieldops: field-operations server and its command-line companion')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showHelpAfterError();
+  registerServeCommand(program, io);
+  registerAdminCommands(program, io);
+  return program;
+}
+
+/** Runs the CLI; resolves to the process exit code. */
+export async function main(argv: string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    return reportError(error, io.stderr);
+  }
+}

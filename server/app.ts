@@ -1,0 +1,44 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Logger } from 'pino';
+import type { Store } from './domain/ports.js';
+import type { OAuthService } from './domain/oauth/service.js';
+import type { UserService } from './domain/users/service.js';
+import { authenticate } from './http/middleware/authenticate.js';
+import { type BodyLimits, parseBody } from './http/middleware/body.js';
+import { errorMapping } from './http/middleware/errors.js';
+import { requestIdAndLog } from './http/middleware/request-id.js';
+import { routeTable } from './http/routes.js';
+import type { AppState, Middleware } from './http/state.js';
+
+/** Everything the HTTP layer needs, built by the composition root (server/main.ts). */
+export interface Services {
+  store: Store;
+  oauth: OAuthService;
+  users: UserService;
+  logger: Logger;
+  bodyLimits: BodyLimits;
+  trustProxy: boolean;
+}
+
+/** Builds the Koa application. It never listens: tests and main decide how to serve it. */
+export function createApp(services: Services): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.proxy = services.trustProxy;
+  // Errors are logged by our middleware with the request id; Koa's default would log again.
+  app.silent = true;
+  const router = new Router<AppState>();
+  const auth = authenticate(services.oauth);
+  for (const route of routeTable(services)) {
+    const steps: Middleware[] = [(ctx, next) => ((ctx.state.routeName = route.name), next())];
+    if (route.authenticate) steps.push(auth);
+    if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
+    steps.push(async (ctx) => route.handler(ctx));
+    for (const path of route.paths) router.register(path, [route.method], steps as never, { name: route.name });
+  }
+  app.use(requestIdAndLog(services.logger) as never);
+  app.use(errorMapping as never);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

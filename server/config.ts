@@ -1,0 +1,124 @@
+import path from 'node:path';
+
+/**
+ * Server configuration: parsed once from the environment and the command line, typed, then
+ * frozen. Nothing else in the server reads `process.env`.
+ */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** `sqlite:<path>` style file path, or a `postgres://` URL. */
+  readonly database: DatabaseConfig;
+  /** Root of everything the server writes to disk: the SQLite file and stored uploads. */
+  readonly dataDir: string;
+  readonly adminPassword: string | null;
+  readonly accessTokenTtlSeconds: number;
+  readonly refreshTokenTtlSeconds: number;
+  readonly authorizationCodeTtlSeconds: number;
+  readonly jsonBodyLimitBytes: number;
+  readonly formBodyLimitBytes: number;
+  /** Honour X-Forwarded-Proto / X-Forwarded-Host when building absolute URLs. */
+  readonly trustProxy: boolean;
+  readonly logLevel: string;
+  readonly passwordHashCost: number;
+  readonly throttle: ThrottleConfig;
+  readonly loadDemoData: boolean;
+}
+
+export type DatabaseConfig =
+  | { readonly dialect: 'sqlite'; readonly filename: string; readonly synchronous: 'NORMAL' | 'FULL' }
+  | { readonly dialect: 'postgres'; readonly url: string; readonly poolMax: number };
+
+export interface ThrottleConfig {
+  /** Failed password attempts allowed per username within the window. */
+  readonly perUsername: number;
+  /** Failed password attempts allowed per client address within the window. */
+  readonly perAddress: number;
+  readonly windowSeconds: number;
+}
+
+export interface ConfigOverrides {
+  host?: string;
+  port?: number;
+  database?: string;
+  dataDir?: string;
+  loadDemoData?: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8000,
+  dataDir: './data',
+  accessTokenTtlSeconds: 3600,
+  refreshTokenTtlSeconds: 30 * 24 * 3600,
+  authorizationCodeTtlSeconds: 60,
+  jsonBodyLimitBytes: 1024 * 1024,
+  formBodyLimitBytes: 64 * 1024,
+  poolMax: 10,
+  // scrypt N: 2^15 costs ~60 ms on one core of the reference machine; tests may lower it.
+  passwordHashCost: 2 ** 15,
+  throttle: { perUsername: 5, perAddress: 20, windowSeconds: 900 },
+} as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {
+  const dataDir = path.resolve(overrides.dataDir ?? env.FIELDOPS_DATA_DIR ?? DEFAULTS.dataDir);
+  const config: Config = {
+    host: overrides.host ?? env.HOST ?? DEFAULTS.host,
+    port: overrides.port ?? integer(env.PORT, 'PORT', DEFAULTS.port, 0, 65535),
+    database: parseDatabase(overrides.database ?? env.DATABASE_URL, dataDir, env),
+    dataDir,
+    adminPassword: env.FIELDOPS_ADMIN_PASSWORD || null,
+    accessTokenTtlSeconds: integer(env.FIELDOPS_ACCESS_TOKEN_TTL, 'FIELDOPS_ACCESS_TOKEN_TTL', DEFAULTS.accessTokenTtlSeconds, 1, 86400 * 7),
+    refreshTokenTtlSeconds: integer(env.FIELDOPS_REFRESH_TOKEN_TTL, 'FIELDOPS_REFRESH_TOKEN_TTL', DEFAULTS.refreshTokenTtlSeconds, 60, 86400 * 365),
+    authorizationCodeTtlSeconds: DEFAULTS.authorizationCodeTtlSeconds,
+    jsonBodyLimitBytes: integer(env.FIELDOPS_JSON_LIMIT, 'FIELDOPS_JSON_LIMIT', DEFAULTS.jsonBodyLimitBytes, 1024, 64 * 1024 * 1024),
+    formBodyLimitBytes: DEFAULTS.formBodyLimitBytes,
+    trustProxy: bool(env.FIELDOPS_TRUST_PROXY, false),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    passwordHashCost: integer(env.FIELDOPS_PASSWORD_HASH_COST, 'FIELDOPS_PASSWORD_HASH_COST', DEFAULTS.passwordHashCost, 2 ** 10, 2 ** 20),
+    throttle: {
+      perUsername: integer(env.FIELDOPS_THROTTLE_PER_USERNAME, 'FIELDOPS_THROTTLE_PER_USERNAME', DEFAULTS.throttle.perUsername, 1, 10000),
+      perAddress: integer(env.FIELDOPS_THROTTLE_PER_ADDRESS, 'FIELDOPS_THROTTLE_PER_ADDRESS', DEFAULTS.throttle.perAddress, 1, 100000),
+      windowSeconds: DEFAULTS.throttle.windowSeconds,
+    },
+    loadDemoData: overrides.loadDemoData ?? false,
+  };
+  return deepFreeze(config);
+}
+
+/** A postgres:// URL selects PostgreSQL; anything else is a SQLite file path. */
+export function parseDatabase(value: string | undefined, dataDir: string, env: NodeJS.ProcessEnv = {}): DatabaseConfig {
+  if (value && /^postgres(ql)?:\/\//i.test(value)) {
+    return { dialect: 'postgres', url: value, poolMax: integer(env.FIELDOPS_PG_POOL_MAX, 'FIELDOPS_PG_POOL_MAX', DEFAULTS.poolMax, 1, 1000) };
+  }
+  const filename = value ? path.resolve(value.replace(/^sqlite:(\/\/)?/i, '')) : path.join(dataDir, 'fieldops.sqlite3');
+  const synchronous = (env.FIELDOPS_SQLITE_SYNCHRONOUS ?? 'NORMAL').toUpperCase();
+  if (synchronous !== 'NORMAL' && synchronous !== 'FULL') {
+    throw new ConfigError('FIELDOPS_SQLITE_SYNCHRONOUS must be NORMAL or FULL');
+  }
+  return { dialect: 'sqlite', filename, synchronous };
+}
+
+function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function bool(raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  return /^(1|true|yes|on)$/i.test(raw);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,51 @@
+import { ConflictError, DomainError, UnavailableError } from '../domain/errors.js';
+
+/**
+ * Driver errors become domain errors here, so services and handlers never see dialect codes:
+ * unique violations are conflicts (concurrent duplicates never surface as 500s), and a
+ * database that cannot be reached is 503.
+ */
+export function translateDbError(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const code = (error as { code?: unknown })?.code;
+  const message = (error as { message?: unknown })?.message;
+  if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    return new ConflictError('A record with the same unique key already exists.');
+  }
+  if (isUnavailable(code, message)) {
+    return new UnavailableError('The database is unavailable; try again shortly.');
+  }
+  return error;
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+  'SQLITE_BUSY', 'SQLITE_LOCKED',
+]);
+
+function isUnavailable(code: unknown, message: unknown): boolean {
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  return typeof message === 'string' && /Timeout acquiring a connection|Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(message);
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  return translateDbError(error) instanceof ConflictError;
+}
+
+/** Wraps every method of a repository so that its failures are translated. */
+export function translated<T extends object>(repository: T): T {
+  return new Proxy(repository, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (error) {
+          throw translateDbError(error);
+        }
+      };
+    },
+  });
+}

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import type { DatabaseConfig } from '../config.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Database {
+  readonly knex: Knex;
+  readonly dialect: Dialect;
+  /** A description safe for logs and the start-up banner (no password). */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database. SQLite gets WAL (readers never block the writer), foreign keys, a busy
+ * timeout, and `synchronous=NORMAL` by default: in WAL mode a commit is in the WAL file before
+ * it returns, so an acknowledged write survives a crash of this process (only an operating
+ * system crash or power loss can lose the last commits; FULL closes that too, at a cost).
+ */
+export function openDatabase(config: DatabaseConfig): Database {
+  if (config.dialect === 'sqlite') {
+    fs.mkdirSync(path.dirname(config.filename), { recursive: true });
+    const knex = knexFactory({
+      client: 'better-sqlite3',
+      connection: { filename: config.filename },
+      useNullAsDefault: true,
+      // better-sqlite3 is synchronous: one connection serialises writes without SQLITE_BUSY
+      // between our own requests; other processes are covered by busy_timeout.
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: unknown) => void) {
+          try {
+            connection.pragma('journal_mode = WAL');
+            connection.pragma('foreign_keys = ON');
+            connection.pragma('busy_timeout = 5000');
+            connection.pragma(`synchronous = ${config.synchronous}`);
+            done(null, connection);
+          } catch (error) {
+            done(error as Error, connection);
+          }
+        },
+      },
+    });
+    return { knex, dialect: 'sqlite', description: `sqlite ${config.filename}`, close: () => knex.destroy() };
+  }
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString: config.url, connectionTimeoutMillis: 5000 },
+    pool: { min: 0, max: config.poolMax, acquireTimeoutMillis: 10000 },
+    acquireConnectionTimeout: 10000,
+  });
+  return { knex, dialect: 'postgres', description: `postgres ${redactUrl(config.url)}`, close: () => knex.destroy() };
+}
+
+interface SqliteConnection {
+  pragma(source: string): unknown;
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres (unparsable URL)';
+  }
+}

@@ -1,0 +1,30 @@
+import type { Tenant } from '../../domain/model.js';
+import type { TenantRepository } from '../../domain/ports.js';
+import type { Executor } from '../rows.js';
+import { fromDbMillis } from '../time.js';
+
+interface TenantRow {
+  id: string;
+  name: string;
+  created_at: number | string;
+}
+
+const toTenant = (row: TenantRow): Tenant => ({ id: row.id, name: row.name, createdAt: fromDbMillis(row.created_at) });
+
+export class KnexTenantRepository implements TenantRepository {
+  constructor(private readonly db: Executor) {}
+
+  async findByName(name: string): Promise<Tenant | null> {
+    const row = await this.db<TenantRow>('tenants').where({ name }).first();
+    return row ? toTenant(row) : null;
+  }
+
+  async insert(tenant: Tenant): Promise<void> {
+    await this.db('tenants').insert({ id: tenant.id, name: tenant.name, created_at: tenant.createdAt });
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db('tenants').count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+}

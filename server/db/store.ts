@@ -1,0 +1,49 @@
+import type { Repositories, Store } from '../domain/ports.js';
+import { translated, translateDbError } from './errors.js';
+import type { Database } from './knex.js';
+import { pendingMigrations } from './migrate.js';
+import { KnexClientRepository } from './repositories/clients.js';
+import { KnexTenantRepository } from './repositories/tenants.js';
+import { KnexThrottleRepository } from './repositories/throttle.js';
+import { KnexTokenRepository } from './repositories/tokens.js';
+import { KnexUserRepository } from './repositories/users.js';
+import type { Executor } from './rows.js';
+
+function repositoriesFor(db: Executor): Repositories {
+  return {
+    tenants: translated(new KnexTenantRepository(db)),
+    users: translated(new KnexUserRepository(db)),
+    clients: translated(new KnexClientRepository(db)),
+    tokens: translated(new KnexTokenRepository(db)),
+    throttle: translated(new KnexThrottleRepository(db)),
+  };
+}
+
+/** The Knex-backed store: repositories outside a transaction, and a runner for one. */
+export function createStore(database: Database): Store {
+  const { knex } = database;
+  return {
+    repos: repositoriesFor(knex),
+    async transaction(work) {
+      try {
+        return await knex.transaction((trx) => work(repositoriesFor(trx)));
+      } catch (error) {
+        throw translateDbError(error);
+      }
+    },
+    async ping() {
+      try {
+        await knex.raw('select 1');
+      } catch (error) {
+        throw translateDbError(error);
+      }
+    },
+    async pendingMigrations() {
+      try {
+        return await pendingMigrations(knex);
+      } catch (error) {
+        throw translateDbError(error);
+      }
+    },
+  };
+}

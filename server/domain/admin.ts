@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../db/time.js';
+import { hashSecret } from '../security/crypto.js';
+import { InputError, NotFoundError } from './errors.js';
+import { GRANT_TYPES, type GrantType, type OAuthClient, type Tenant, type User } from './model.js';
+import { isValidRedirectUri } from './oauth/redirect-uri.js';
+import { PERMISSIONS, isPermission } from './permissions.js';
+import type { Store } from './ports.js';
+import type { UserService } from './users/service.js';
+
+const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export interface NewUserCommand {
+  tenant: string;
+  username: string;
+  password: string;
+  email?: string;
+  firstName?: string;
+  lastName?: string;
+  phone?: string;
+  superuser?: boolean;
+  permissions?: string[];
+}
+
+export interface NewClientCommand {
+  tenant: string;
+  clientId: string;
+  secret?: string;
+  grants?: string[];
+  redirectUris?: string[];
+  permissions?: string[];
+}
+
+/**
+ * Operations an administrator runs directly on the database (`fieldops admin ...`). They
+ * validate exactly as the API does; failures are InputError/NotFoundError with a clear message.
+ */
+export class AdminService {
+  constructor(private readonly deps: { store: Store; users: UserService; clock: Clock; passwordHashCost: number }) {}
+
+  async createTenant(name: string): Promise<Tenant> {
+    if (!TENANT_NAME.test(name)) {
+      throw InputError.field('name', 'invalid', 'A tenant name is 1-100 letters, digits, dots, dashes or underscores.', ['For example: north-reserve']);
+    }
+    if (await this.deps.store.repos.tenants.findByName(name)) throw InputError.field('name', 'unique', `Tenant "${name}" already exists.`);
+    const tenant = { id: randomUUID(), name, createdAt: this.deps.clock.now() };
+    await this.deps.store.repos.tenants.insert(tenant);
+    return tenant;
+  }
+
+  async createUser(command: NewUserCommand): Promise<User> {
+    const permissions = checkPermissions(command.permissions ?? []);
+    const tenant = await this.tenant(command.tenant);
+    const prepared = await this.deps.users.prepare({
+      username: command.username,
+      password: command.password,
+      email: command.email,
+      first_name: command.firstName,
+      last_name: command.lastName,
+      phone: command.phone,
+    });
+    return this.deps.store.transaction((repos) =>
+      this.deps.users.insert(repos, tenant.id, prepared, { isSuperuser: command.superuser ?? false, permissions }),
+    );
+  }
+
+  async createClient(command: NewClientCommand): Promise<OAuthClient> {
+    const tenant = await this.tenant(command.tenant);
+    if (!CLIENT_ID.test(command.clientId)) throw InputError.field('client_id', 'invalid', 'A client id is 1-100 letters, digits, dots, dashes or underscores.');
+    const grants = command.grants?.length ? command.grants : ['password', 'refresh_token'];
+    const unknown = grants.filter((grant) => !GRANT_TYPES.includes(grant as GrantType));
+    if (unknown.length) throw InputError.field('grant', 'invalid', `Unknown grant type(s): ${unknown.join(', ')}.`, [`Use ${GRANT_TYPES.join(', ')}.`]);
+    const redirectUris = command.redirectUris ?? [];
+    const badUris = redirectUris.filter((uri) => !isValidRedirectUri(uri));
+    if (badUris.length) throw InputError.field('redirect_uri', 'invalid', `Invalid redirect URI(s): ${badUris.join(', ')}.`, ['Use an absolute URI without a fragment.']);
+    if (grants.includes('authorization_code') && redirectUris.length === 0) {
+      throw InputError.field('redirect_uri', 'required', 'The authorization_code grant needs at least one redirect URI.');
+    }
+    if (command.secret !== undefined && command.secret.length < 16) {
+      throw InputError.field('secret', 'too_short', 'A client secret has at least 16 characters.', ['Generate one with: openssl rand -base64 32']);
+    }
+    const permissions = checkPermissions(command.permissions ?? []);
+    if (await this.deps.store.repos.clients.findByClientId(command.clientId)) throw InputError.field('client_id', 'unique', `Client "${command.clientId}" already exists.`);
+    const client: OAuthClient = {
+      id: randomUUID(),
+      tenantId: tenant.id,
+      clientId: command.clientId,
+      name: command.clientId,
+      secretHash: command.secret !== undefined ? await hashSecret(command.secret, this.deps.passwordHashCost) : null,
+      grantTypes: [...new Set(grants)] as GrantType[],
+      redirectUris,
+      createdAt: this.deps.clock.now(),
+    };
+    await this.deps.store.transaction(async (repos) => {
+      await repos.clients.insert(client);
+      await repos.clients.grantPermissions(client.id, permissions);
+    });
+    return client;
+  }
+
+  async grant(username: string, codenames: string[]): Promise<User> {
+    const permissions = checkPermissions(codenames);
+    const user = await this.deps.store.repos.users.findByUsername(username);
+    if (!user) throw new NotFoundError(`No user "${username}".`);
+    await this.deps.store.repos.users.grantPermissions(user.id, permissions);
+    return user;
+  }
+
+  /** Lets `username` act as `profileUsername` through the User-Profile header. */
+  async addProfile(username: string, profileUsername: string): Promise<void> {
+    const { users } = this.deps.store.repos;
+    const user = await users.findByUsername(username);
+    const profile = await users.findByUsername(profileUsername);
+    if (!user || !profile || user.tenantId !== profile.tenantId) throw new NotFoundError('Both users must exist in the same tenant.');
+    await users.addProfile(user.id, profile.id);
+  }
+
+  private async tenant(name: string): Promise<Tenant> {
+    const tenant = await this.deps.store.repos.tenants.findByName(name);
+    if (!tenant) throw new NotFoundError(`No tenant "${name}". Create it with: fieldops admin create-tenant --name ${name}`);
+    return tenant;
+  }
+}
+
+function checkPermissions(codenames: string[]): string[] {
+  const unknown = codenames.filter((codename) => !isPermission(codename));
+  if (unknown.length) {
+    throw InputError.field('permission', 'invalid', `Unknown permission(s): ${unknown.join(', ')}.`, [`Known permissions: ${PERMISSIONS.join(' ')}`]);
+  }
+  return [...new Set(codenames)];
+}

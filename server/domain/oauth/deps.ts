@@ -1,0 +1,14 @@
+import type { Clock } from '../../db/time.js';
+import type { Store } from '../ports.js';
+import type { LoginThrottle } from './throttle.js';
+
+/** What the OAuth functions share. */
+export interface OAuthDeps {
+  store: Store;
+  clock: Clock;
+  throttle: LoginThrottle;
+  ttl: { accessTtlSeconds: number; refreshTtlSeconds: number };
+  authorizationCodeTtlSeconds: number;
+  /** A hash of a random secret, spent on unknown usernames (timing). */
+  decoyHash(): Promise<string>;
+}

@@ -1,0 +1,18 @@
+/** Django-style permission codenames (CONTRACT §2). A superuser holds all of them. */
+export const PERMISSIONS = [
+  'view_patroltype', 'add_patroltype', 'change_patroltype', 'delete_patroltype',
+  'view_patrol', 'add_patrol', 'change_patrol', 'delete_patrol',
+  'view_eventtype', 'add_eventtype', 'change_eventtype', 'delete_eventtype',
+  'view_choice', 'add_choice', 'change_choice',
+  'view_user', 'add_user', 'change_user',
+  'add_observation', 'view_observation', 'view_subject',
+  'view_event', 'add_event', 'change_event',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+const KNOWN = new Set<string>(PERMISSIONS);
+
+export function isPermission(value: string): value is Permission {
+  return KNOWN.has(value);
+}

@@ -1,0 +1,92 @@
+import type {
+  AccessTokenRecord,
+  AuthorizationCodeRecord,
+  OAuthClient,
+  RefreshTokenRecord,
+  Tenant,
+  User,
+} from './model.js';
+
+/**
+ * What the services need from storage, named for intent. One Knex implementation lives in
+ * server/db/repositories; every tenant-owned read takes the tenant id.
+ */
+export interface TenantRepository {
+  findByName(name: string): Promise<Tenant | null>;
+  insert(tenant: Tenant): Promise<void>;
+  count(): Promise<number>;
+}
+
+export interface UserRepository {
+  findInTenant(tenantId: string, userId: string): Promise<User | null>;
+  /** Usernames are unique across the service: this is how a login finds its tenant. */
+  findByUsername(username: string): Promise<User | null>;
+  listInTenant(tenantId: string): Promise<User[]>;
+  usernameTaken(username: string): Promise<boolean>;
+  insert(user: User): Promise<void>;
+  permissionsOf(userId: string): Promise<string[]>;
+  grantPermissions(userId: string, codenames: readonly string[]): Promise<void>;
+  setSuperuser(userId: string, isSuperuser: boolean, at: number): Promise<void>;
+  /** Profiles the user may act as (ids), within the same tenant. */
+  profileIdsOf(userId: string): Promise<string[]>;
+  addProfile(userId: string, profileUserId: string): Promise<void>;
+}
+
+export interface ClientRepository {
+  findByClientId(clientId: string): Promise<OAuthClient | null>;
+  findById(clientPk: string): Promise<OAuthClient | null>;
+  insert(client: OAuthClient): Promise<void>;
+  permissionsOf(clientPk: string): Promise<string[]>;
+  grantPermissions(clientPk: string, codenames: readonly string[]): Promise<void>;
+}
+
+/** An access token with what authenticating a request needs, in one read. */
+export interface ActiveAccessToken {
+  token: AccessTokenRecord;
+  user: User;
+  client: OAuthClient;
+}
+
+export interface TokenRepository {
+  insertAccessToken(record: AccessTokenRecord): Promise<void>;
+  insertRefreshToken(record: RefreshTokenRecord): Promise<void>;
+  findAccessTokenWithOwner(tokenHash: string): Promise<ActiveAccessToken | null>;
+  findAccessToken(tokenHash: string): Promise<AccessTokenRecord | null>;
+  findRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /** Marks the token rotated; false when it already was (a concurrent or replayed use). */
+  markRefreshRotated(id: string, at: number): Promise<boolean>;
+  /** Revokes every refresh and access token of the family. */
+  revokeFamily(familyId: string, at: number): Promise<void>;
+  revokeAccessToken(id: string, at: number): Promise<void>;
+  insertAuthorizationCode(record: AuthorizationCodeRecord): Promise<void>;
+  findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null>;
+  /** Marks the code used; false when it already was (a replay). */
+  markAuthorizationCodeUsed(id: string, at: number): Promise<boolean>;
+}
+
+export interface ThrottleRepository {
+  /** Failures recorded for the key in the window starting at or after `windowStart`. */
+  failuresSince(scopeKey: string, windowStart: number): Promise<{ failures: number; windowStart: number } | null>;
+  /** Adds one failure; starts a new window at `now` when the stored one began before `windowStart`. */
+  recordFailure(scopeKey: string, now: number, windowStart: number): Promise<void>;
+  clear(scopeKey: string): Promise<void>;
+}
+
+export interface Repositories {
+  tenants: TenantRepository;
+  users: UserRepository;
+  clients: ClientRepository;
+  tokens: TokenRepository;
+  throttle: ThrottleRepository;
+}
+
+/** Runs `work` in one transaction; the repositories it receives are bound to it. */
+export type TransactionRunner = <T>(work: (repos: Repositories) => Promise<T>) => Promise<T>;
+
+export interface Store {
+  repos: Repositories;
+  transaction: TransactionRunner;
+  /** Cheap reachability probe for readiness. */
+  ping(): Promise<void>;
+  pendingMigrations(): Promise<string[]>;
+}

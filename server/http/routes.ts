@@ -1,0 +1,43 @@
+import type { BodyKind } from './middleware/body.js';
+import type { AppContext } from './state.js';
+import type { Services } from '../app.js';
+import { healthHandlers } from './handlers/health.js';
+import { oauthHandlers } from './handlers/oauth.js';
+import { userHandlers } from './handlers/users.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One entry of the route table. Every path also answers with a trailing slash. */
+export interface Route {
+  name: string;
+  method: Method;
+  paths: readonly string[];
+  /** Resolve the caller's credentials before the handler (401 on invalid ones). */
+  authenticate: boolean;
+  /** Body kinds parsed into ctx.state.body before the handler. */
+  body?: readonly BodyKind[];
+  handler: (ctx: AppContext) => Promise<void> | void;
+}
+
+/** Paths that the Python client calls under /api/v1.0 as well as at the root (CONTRACT §8). */
+const rootAndV1 = (path: string) => [path, `/api/v1.0${path}`];
+
+/** The route table: the whole HTTP surface, in one place. */
+export function routeTable(services: Services): Route[] {
+  const health = healthHandlers(services.store);
+  const oauth = oauthHandlers(services.oauth, services.bodyLimits);
+  const users = userHandlers(services.users);
+  return [
+    { name: 'healthz', method: 'GET', paths: ['/healthz'], authenticate: false, handler: health.healthz },
+    { name: 'readyz', method: 'GET', paths: ['/readyz'], authenticate: false, handler: health.readyz },
+
+    { name: 'oauth.token', method: 'POST', paths: ['/oauth2/token'], authenticate: false, handler: oauth.token },
+    { name: 'oauth.revoke', method: 'POST', paths: ['/oauth2/revoke_token'], authenticate: false, handler: oauth.revoke },
+    { name: 'oauth.authorize', method: 'GET', paths: ['/oauth2/authorize'], authenticate: true, handler: oauth.authorize },
+
+    { name: 'users.list', method: 'GET', paths: rootAndV1('/users'), authenticate: true, handler: users.list },
+    { name: 'users.create', method: 'POST', paths: rootAndV1('/users'), authenticate: true, body: ['json'], handler: users.create },
+    { name: 'users.me', method: 'GET', paths: [...rootAndV1('/users/me'), ...rootAndV1('/user/me')], authenticate: true, handler: users.me },
+    { name: 'users.get', method: 'GET', paths: [...rootAndV1('/user/:id'), ...rootAndV1('/users/:id')], authenticate: true, handler: users.get },
+  ];
+}

@@ -1,0 +1,117 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { type Services, createApp } from './app.js';
+import type { Config } from './config.js';
+import { AdminService } from './domain/admin.js';
+import { type BootstrapResult, bootstrapEmptyDatabase } from './domain/bootstrap.js';
+import { OAuthService } from './domain/oauth/service.js';
+import type { Store } from './domain/ports.js';
+import { loadCommonPasswords } from './domain/users/common-passwords.js';
+import { UserService } from './domain/users/service.js';
+import { type Database, openDatabase } from './db/knex.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createStore } from './db/store.js';
+import { type Clock, systemClock } from './db/time.js';
+import { createLogger } from './logger.js';
+
+/**
+ * The composition root: config → database → store → services → app. Nothing else wires
+ * dependencies; there are no module singletons.
+ */
+export interface Runtime {
+  config: Config;
+  database: Database;
+  store: Store;
+  services: Services;
+  admin: AdminService;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/** Opens the database, migrates it, and builds every service. Used by `serve` and `admin`. */
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const database = openDatabase(config.database);
+  try {
+    const applied = await migrateToLatest(database.knex);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const store = createStore(database);
+  const users = new UserService({ store, clock, passwordHashCost: config.passwordHashCost, commonPasswords: loadCommonPasswords() });
+  const oauth = new OAuthService({
+    store,
+    clock,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
+    authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
+    passwordHashCost: config.passwordHashCost,
+    throttle: config.throttle,
+  });
+  const services: Services = {
+    store,
+    oauth,
+    users,
+    logger,
+    bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
+    trustProxy: config.trustProxy,
+  };
+  const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost });
+  return { config, database, store, services, admin, clock, close: () => database.close() };
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  runtime: Runtime;
+  bootstrap: BootstrapResult;
+  /** Stops accepting connections, finishes in-flight requests, then closes the pool. */
+  close(): Promise<void>;
+}
+
+/** Opens the runtime, initialises an empty database, and listens. */
+export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
+  const runtime = await openRuntime(config, options);
+  try {
+    const bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
+    const app = createApp(runtime.services);
+    const server = http.createServer(app.callback());
+    server.keepAliveTimeout = 5000;
+    server.requestTimeout = 60000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    let closing: Promise<void> | null = null;
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      runtime,
+      bootstrap,
+      close: () =>
+        (closing ??= (async () => {
+          const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          // In-flight requests get a grace period; then whatever is left is cut.
+          const grace = setTimeout(() => server.closeAllConnections(), 10000);
+          await stopped;
+          clearTimeout(grace);
+          await runtime.close();
+        })()),
+    };
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+}
