@@ -7,7 +7,9 @@ import { AdminService } from './domain/admin.js';
 import { type BootstrapResult, bootstrapEmptyDatabase } from './domain/bootstrap.js';
 import { OAuthService } from './domain/oauth/service.js';
 import type { Store } from './domain/ports.js';
-import { loadCommonPasswords } from './domain/users/common-passwords.js';
+import { loadCommonPasswords, packageRoot } from './domain/users/common-passwords.js';
+import { loadDemoData } from './domain/demo.js';
+import path from 'node:path';
 import { UserService } from './domain/users/service.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -74,6 +76,8 @@ export interface RunningServer {
   port: number;
   runtime: Runtime;
   bootstrap: BootstrapResult;
+  /** What the demo loader added (empty unless asked for and the tenant was empty). */
+  demo: string[];
   /** Stops accepting connections, finishes in-flight requests, then closes the pool. */
   close(): Promise<void>;
 }
@@ -83,6 +87,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   const runtime = await openRuntime(config, options);
   try {
     const bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
+    const demo = config.loadDemoData ? await loadDemoData({ store: runtime.store, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
     const app = createApp(runtime.services);
     const server = http.createServer(app.callback());
     server.keepAliveTimeout = 5000;
@@ -99,13 +104,17 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
       port,
       runtime,
       bootstrap,
+      demo,
       close: () =>
         (closing ??= (async () => {
           const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+          // Keep-alive sockets become idle as their in-flight requests finish: close them as
+          // they do. Whatever is still running after the grace period is cut.
           server.closeIdleConnections();
-          // In-flight requests get a grace period; then whatever is left is cut.
+          const sweep = setInterval(() => server.closeIdleConnections(), 50);
           const grace = setTimeout(() => server.closeAllConnections(), 10000);
           await stopped;
+          clearInterval(sweep);
           clearTimeout(grace);
           await runtime.close();
         })()),

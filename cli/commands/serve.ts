@@ -30,6 +30,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           lines.push(`  admin password (shown only this once): ${bootstrap.generatedAdminPassword}`);
         }
       }
+      for (const item of server.demo) lines.push(`  loaded ${item}`);
       lines.push(
         `  log in:    curl -s -X POST ${server.url}/oauth2/token/ -d grant_type=password -d client_id=fieldops-cli -d username=admin --data-urlencode password=...`,
       );

@@ -2,7 +2,8 @@ import type { BodyKind } from './middleware/body.js';
 import type { AppContext } from './state.js';
 import type { Services } from '../app.js';
 import { healthHandlers } from './handlers/health.js';
-import { oauthHandlers } from './handlers/oauth.js';
+import { authorizationServerMetadata, oauthHandlers } from './handlers/oauth.js';
+import { requestOrigin } from './query.js';
 import { userHandlers } from './handlers/users.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -31,6 +32,13 @@ export function routeTable(services: Services): Route[] {
     { name: 'healthz', method: 'GET', paths: ['/healthz'], authenticate: false, handler: health.healthz },
     { name: 'readyz', method: 'GET', paths: ['/readyz'], authenticate: false, handler: health.readyz },
 
+    {
+      name: 'oauth.metadata',
+      method: 'GET',
+      paths: ['/.well-known/oauth-authorization-server'],
+      authenticate: false,
+      handler: (ctx) => void (ctx.body = authorizationServerMetadata(requestOrigin(ctx, services.trustProxy))),
+    },
     { name: 'oauth.token', method: 'POST', paths: ['/oauth2/token'], authenticate: false, handler: oauth.token },
     { name: 'oauth.revoke', method: 'POST', paths: ['/oauth2/revoke_token'], authenticate: false, handler: oauth.revoke },
     { name: 'oauth.authorize', method: 'GET', paths: ['/oauth2/authorize'], authenticate: true, handler: oauth.authorize },

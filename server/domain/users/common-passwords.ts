@@ -16,7 +16,8 @@ export function loadCommonPasswords(): ReadonlySet<string> {
   return new Set(entries);
 }
 
-function packageRoot(): string {
+/** The directory holding fieldops' package.json (works from the sources and from dist/). */
+export function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   while (!fs.existsSync(path.join(dir, 'package.json'))) {
     const parent = path.dirname(dir);

@@ -71,3 +71,19 @@ function clientCredentials(ctx: AppContext, form: TokenForm): ClientCredentials 
   const basic = scheme.toLowerCase() === 'basic' ? decodeBasic(encoded) : null;
   return { basic, clientId: form.client_id, clientSecret: form.client_secret };
 }
+
+/** RFC 8414 metadata, so clients (the fieldops CLI among them) need only the base URL. */
+export function authorizationServerMetadata(origin: string) {
+  return {
+    issuer: origin,
+    authorization_endpoint: `${origin}/oauth2/authorize/`,
+    token_endpoint: `${origin}/oauth2/token/`,
+    revocation_endpoint: `${origin}/oauth2/revoke_token/`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['password', 'refresh_token', 'authorization_code'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+    scopes_supported: ['read', 'write'],
+  };
+}

@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import t from 'tap';
+import { binPath } from '../helpers/cli.js';
+import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+
+/** Starts `fieldops serve` and resolves with its URL once the banner is out. */
+function serve(env: Record<string, string>) {
+  const child = spawn(process.execPath, [binPath, 'serve', '--port', '0'], {
+    env: { PATH: process.env.PATH ?? '', FIELDOPS_PASSWORD_HASH_COST: '4096', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve(match[1]!);
+    });
+    exited.then(() => reject(new Error(`serve exited early: ${stderr}`)));
+  });
+  return { child, ready, exited, stderr: () => stderr };
+}
+
+t.test(`fieldops serve: first start, second start, graceful shutdown (${dialect})`, async (t) => {
+  const reason = await unavailableReason();
+  if (reason) return void t.pass('skipped', { skip: reason });
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data' };
+
+  const first = serve(env);
+  const url = await first.ready;
+  const password = /admin password \(shown only this once\): (\S+)/.exec(first.stderr())?.[1];
+  t.ok(password, 'a generated admin password is printed on first start');
+  const login = await fetch(`${url}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: password! }) });
+  t.equal(login.status, 200, 'the printed password works');
+
+  // A request whose body is still arriving when SIGTERM comes must still be answered.
+  const { port, hostname } = new URL(url);
+  const inFlight = new Promise<number>((resolve, reject) => {
+    const request = http.request({ host: hostname, port, method: 'POST', path: '/oauth2/token/', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Length': '38' } }, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode ?? 0));
+    });
+    request.on('error', reject);
+    request.write('grant_type=password&client_id=');
+    setTimeout(() => {
+      first.child.kill('SIGTERM');
+      setTimeout(() => request.end('xyz12345'), 300);
+    }, 200);
+  });
+  t.equal(await inFlight, 401, 'the in-flight request completed (unknown client)');
+  t.equal(await first.exited, 0, 'exit 0 after SIGTERM');
+  t.match(first.stderr(), /shutting down/);
+
+  const second = serve(env);
+  await second.ready;
+  t.notMatch(second.stderr(), /admin password/, 'the password is printed only once');
+  second.child.kill('SIGINT');
+  t.equal(await second.exited, 0);
+});

@@ -1,0 +1,35 @@
+import t from 'tap';
+import { openDatabase } from '../../server/db/knex.js';
+import { migrateToLatest, pendingMigrations, rollbackAll } from '../../server/db/migrate.js';
+import { serverMigrations } from '../../migrations/server/index.js';
+import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+
+t.test(`migrations run up, down and up again (${dialect})`, async (t) => {
+  const reason = await unavailableReason();
+  if (reason) return void t.pass('skipped', { skip: reason });
+  const testDb = await createTestDatabase();
+  const database = openDatabase(testDb.config);
+  t.teardown(async () => {
+    await database.close();
+    await testDb.drop();
+  });
+  const { knex } = database;
+  t.same(await pendingMigrations(knex), serverMigrations.map((m) => m.name), 'everything pending on an empty database');
+  t.same(await migrateToLatest(knex), serverMigrations.map((m) => m.name));
+  t.same(await pendingMigrations(knex), []);
+  for (const table of ['tenants', 'users', 'oauth_clients', 'oauth_access_tokens', 'oauth_refresh_tokens', 'oauth_authorization_codes', 'auth_failures']) {
+    t.ok(await knex.schema.hasTable(table), `${table} exists`);
+  }
+  t.same(await migrateToLatest(knex), [], 'running again is a no-op');
+  await rollbackAll(knex);
+  for (const table of ['tenants', 'users', 'oauth_clients']) t.notOk(await knex.schema.hasTable(table), `${table} dropped`);
+  t.same(await migrateToLatest(knex), serverMigrations.map((m) => m.name), 'up again after down');
+  if (dialect === 'sqlite') {
+    const [mode] = (await knex.raw('PRAGMA journal_mode')) as Array<{ journal_mode: string }>;
+    t.equal(mode?.journal_mode, 'wal');
+    const [fk] = (await knex.raw('PRAGMA foreign_keys')) as Array<{ foreign_keys: number }>;
+    t.equal(fk?.foreign_keys, 1);
+    const [sync] = (await knex.raw('PRAGMA synchronous')) as Array<{ synchronous: number }>;
+    t.equal(sync?.synchronous, 1, 'NORMAL (1): durable against a crash of the process in WAL mode');
+  }
+});
