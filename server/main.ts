@@ -11,6 +11,10 @@ import { loadCommonPasswords, packageRoot } from './domain/users/common-password
 import { loadDemoData } from './domain/demo.js';
 import path from 'node:path';
 import { UserService } from './domain/users/service.js';
+import { CatalogService } from './domain/catalog/service.js';
+import { ChoiceService } from './domain/choices/service.js';
+import { SubjectService } from './domain/subjects/service.js';
+import { patrolTypeKind } from './domain/patrol-types/kind.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
@@ -63,6 +67,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     store,
     oauth,
     users,
+    patrolTypes: new CatalogService(patrolTypeKind, { store, clock }),
+    choices: new ChoiceService({ store, clock }),
+    subjects: new SubjectService({ store, clock }),
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,

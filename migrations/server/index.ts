@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261121_0001_foundation.js';
+import * as catalogs from './20261121_0002_catalogs.js';
+import * as eventTypes from './20261121_0003_event_types.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -7,4 +9,6 @@ import * as foundation from './20261121_0001_foundation.js';
  */
 export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
   { name: '20261121_0001_foundation', migration: foundation },
+  { name: '20261121_0002_catalogs', migration: catalogs },
+  { name: '20261121_0003_event_types', migration: eventTypes },
 ];

@@ -1,6 +1,10 @@
 import type { Repositories, Store } from '../domain/ports.js';
 import { translated, translateDbError } from './errors.js';
-import type { Database } from './knex.js';
+import type { Database, Dialect } from './knex.js';
+import { KnexCatalogRepository } from './repositories/catalog.js';
+import { KnexChoiceRepository } from './repositories/choices.js';
+import { KnexCatalogItemRepository, patrolTypesTable } from './repositories/catalog-items.js';
+import { KnexSubjectRepository } from './repositories/subjects.js';
 import { pendingMigrations } from './migrate.js';
 import { KnexClientRepository } from './repositories/clients.js';
 import { KnexTenantRepository } from './repositories/tenants.js';
@@ -9,8 +13,12 @@ import { KnexTokenRepository } from './repositories/tokens.js';
 import { KnexUserRepository } from './repositories/users.js';
 import type { Executor } from './rows.js';
 
-function repositoriesFor(db: Executor): Repositories {
+function repositoriesFor(db: Executor, dialect: Dialect): Repositories {
   return {
+    catalog: translated(new KnexCatalogRepository(db, dialect)),
+    choices: translated(new KnexChoiceRepository(db)),
+    patrolTypes: translated(new KnexCatalogItemRepository(db, patrolTypesTable)),
+    subjects: translated(new KnexSubjectRepository(db)),
     tenants: translated(new KnexTenantRepository(db)),
     users: translated(new KnexUserRepository(db)),
     clients: translated(new KnexClientRepository(db)),
@@ -23,10 +31,10 @@ function repositoriesFor(db: Executor): Repositories {
 export function createStore(database: Database): Store {
   const { knex } = database;
   return {
-    repos: repositoriesFor(knex),
+    repos: repositoriesFor(knex, database.dialect),
     async transaction(work) {
       try {
-        return await knex.transaction((trx) => work(repositoriesFor(trx)));
+        return await knex.transaction((trx) => work(repositoriesFor(trx, database.dialect)));
       } catch (error) {
         throw translateDbError(error);
       }

@@ -7,6 +7,8 @@ export interface FieldIssue {
   message: string;
   hints: string[];
   pointer?: string;
+  /** Schema issues also say which of the four categories they belong to (CONTRACT §4). */
+  category?: string;
 }
 
 export type FieldErrors = Record<string, FieldIssue[]>;

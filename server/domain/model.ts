@@ -79,3 +79,72 @@ export interface AuthorizationCodeRecord {
   expiresAt: number;
   usedAt: number | null;
 }
+
+/** The catalogs whose versions drive validators. */
+export type CatalogName = 'patroltypes' | 'eventtypes' | 'choices' | 'subjects';
+
+export interface CatalogVersion {
+  version: number;
+  /** Newest change in the catalog (an updated_at, or the time of a deletion), epoch ms. */
+  lastModified: number;
+}
+
+/** What every schema-carrying catalog item has (patrol types, v2 event types). */
+export interface CatalogItem {
+  id: string;
+  tenantId: string;
+  value: string;
+  display: string;
+  ordernum: number | null;
+  icon: string;
+  defaultPriority: number;
+  isActive: boolean;
+  /** The stored `{json, ui}` document, as JSON text exactly as stored. */
+  schema: string;
+  /** Bumped with every change to the row (renumbering included). */
+  revision: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type PatrolType = CatalogItem;
+
+export interface RevisionEntry {
+  id: string;
+  tenantId: string;
+  catalog: CatalogName;
+  itemId: string;
+  sequence: number;
+  action: 'created' | 'updated' | 'deleted';
+  time: number;
+  userId: string | null;
+  username: string | null;
+  updatedFields: Record<string, unknown> | null;
+  snapshot: Record<string, unknown> | null;
+}
+
+export interface Subject {
+  id: string;
+  tenantId: string;
+  name: string;
+  subjectType: string;
+  subjectSubtype: string;
+  isActive: boolean;
+  additional: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface Choice {
+  id: string;
+  tenantId: string;
+  /** The choice list's name (what `?field=` selects). */
+  field: string;
+  value: string;
+  display: string;
+  ordernum: number | null;
+  icon: string;
+  isActive: boolean;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,4 +1,11 @@
 import type {
+  CatalogItem,
+  Choice,
+  CatalogName,
+  CatalogVersion,
+  PatrolType,
+  RevisionEntry,
+  Subject,
   AccessTokenRecord,
   AuthorizationCodeRecord,
   OAuthClient,
@@ -72,7 +79,68 @@ export interface ThrottleRepository {
   clear(scopeKey: string): Promise<void>;
 }
 
+export interface CatalogRepository {
+  /** The catalog's version; version 0 at the epoch when nothing was ever written. */
+  version(tenantId: string, catalog: CatalogName): Promise<CatalogVersion>;
+  /**
+   * Serialises writers of one tenant's catalog until the transaction ends (a row lock on
+   * PostgreSQL; SQLite has a single writer already). Call first in a write transaction.
+   */
+  lock(tenantId: string, catalog: CatalogName): Promise<void>;
+  /** Records a change: version + 1, lastModified = max(lastModified, at). */
+  bump(tenantId: string, catalog: CatalogName, at: number): Promise<void>;
+  appendRevision(entry: Omit<RevisionEntry, 'sequence'>): Promise<RevisionEntry>;
+  revisions(tenantId: string, catalog: CatalogName, itemId: string, offset: number, limit: number): Promise<{ total: number; entries: RevisionEntry[] }>;
+}
+
+export interface CatalogFilter {
+  includeInactive: boolean;
+  updatedSince: number | null;
+}
+
+/** Storage of one schema-carrying catalog (patrol types, event types). */
+export interface CatalogItemRepository<T extends CatalogItem> {
+  /** Ordered by ordernum (nulls last), then display, then value. */
+  list(tenantId: string, filter: CatalogFilter): Promise<T[]>;
+  /** By UUID or by value. */
+  find(tenantId: string, key: string): Promise<T | null>;
+  insert(item: T): Promise<void>;
+  /** Writes every mutable column (revision and updated_at as given). */
+  update(item: T): Promise<void>;
+  delete(tenantId: string, id: string): Promise<void>;
+  /** Renumbering without touching updated_at: ordernum and revision only. */
+  setOrdernum(tenantId: string, id: string, ordernum: number, revision: number): Promise<void>;
+}
+
+export interface SubjectRepository {
+  /** Active subjects of the tenant's patrol-leader groups; limited to groups the user may view unless null. */
+  patrolLeaders(tenantId: string, viewerUserId: string | null): Promise<Subject[]>;
+  insertSubject(subject: Subject): Promise<void>;
+  ensureGroup(tenantId: string, name: string, isPatrolLeaderGroup: boolean, at: number): Promise<string>;
+  addToGroup(groupId: string, subjectId: string): Promise<void>;
+  allowUserToView(userId: string, groupId: string): Promise<void>;
+}
+
+export interface ChoiceFilter {
+  fields: readonly string[] | null;
+  includeInactive: boolean;
+}
+
+export interface ChoiceRepository {
+  /** Ordered by field, then ordernum (nulls last), then value. */
+  list(tenantId: string, filter: ChoiceFilter, page?: { offset: number; limit: number }): Promise<Choice[]>;
+  count(tenantId: string, filter: ChoiceFilter): Promise<number>;
+  find(tenantId: string, id: string): Promise<Choice | null>;
+  findByValue(tenantId: string, field: string, value: string): Promise<Choice | null>;
+  insert(choice: Choice): Promise<void>;
+  update(choice: Choice): Promise<void>;
+}
+
 export interface Repositories {
+  choices: ChoiceRepository;
+  catalog: CatalogRepository;
+  patrolTypes: CatalogItemRepository<PatrolType>;
+  subjects: SubjectRepository;
   tenants: TenantRepository;
   users: UserRepository;
   clients: ClientRepository;

@@ -1,0 +1,180 @@
+/**
+ * Validation of `event_details` data against a pre-rendered event type schema (`json` member,
+ * choices expanded). Compiled validators are cached by a hash of the schema's content, so the
+ * server compiles each event type version once however many events it validates.
+ *
+ * Issues use the code `event_details_invalid` (category `validation`); their pointers point
+ * into the data (`/species`, `/items/0/count`), for a missing field at where it should be.
+ */
+import { createHash } from 'node:crypto';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { createAjv, type Ajv } from './ajv-factory.js';
+import { schemaIssue, type IssueCode, type SchemaIssue } from './issues.js';
+import { isJsonObject, joinPointer, type JsonObject } from './json-pointer.js';
+import { rewriteSchema } from './schema-walk.js';
+
+export interface EventDetailsResult {
+  valid: boolean;
+  issues: SchemaIssue[];
+}
+
+export type EventDetailsValidator = (data: unknown) => EventDetailsResult;
+
+/** The schema itself cannot be compiled (e.g. choice references were not pre-rendered). */
+export class SchemaCompileError extends Error {
+  constructor(readonly issues: SchemaIssue[]) {
+    super(issues.map((i) => i.message).join('; '));
+    this.name = 'SchemaCompileError';
+  }
+}
+
+export interface EventDetailsValidatorCache {
+  build(renderedJsonSchema: unknown): EventDetailsValidator;
+  readonly size: number;
+  clear(): void;
+}
+
+/** A cache of compiled validators (least recently used evicted beyond `maxEntries`, default 500). */
+export function createEventDetailsValidatorCache(options: { maxEntries?: number } = {}): EventDetailsValidatorCache {
+  const maxEntries = options.maxEntries ?? 500;
+  const ajv = createAjv();
+  const cache = new Map<string, { schema: JsonObject; validate: ValidateFunction }>();
+  return {
+    get size() { return cache.size; },
+    clear() {
+      for (const entry of cache.values()) ajv.removeSchema(entry.schema);
+      cache.clear();
+    },
+    build(renderedJsonSchema) {
+      const key = contentHash(renderedJsonSchema);
+      let entry = cache.get(key);
+      if (entry) {
+        cache.delete(key);
+      } else {
+        entry = compile(ajv, renderedJsonSchema);
+        while (cache.size >= maxEntries) {
+          const [oldest, old] = cache.entries().next().value as [string, { schema: JsonObject }];
+          ajv.removeSchema(old.schema);
+          cache.delete(oldest);
+        }
+      }
+      cache.set(key, entry);
+      const validate = entry.validate;
+      return (data) => (validate(data) ? { valid: true, issues: [] } : { valid: false, issues: toIssues(validate.errors ?? []) });
+    },
+  };
+}
+
+let defaultCache: EventDetailsValidatorCache | undefined;
+
+/** `build` of a process-wide cache; use `createEventDetailsValidatorCache` to own one. */
+export function buildEventDetailsValidator(renderedJsonSchema: unknown): EventDetailsValidator {
+  defaultCache ??= createEventDetailsValidatorCache();
+  return defaultCache.build(renderedJsonSchema);
+}
+
+function compile(ajv: Ajv, renderedJsonSchema: unknown): { schema: JsonObject; validate: ValidateFunction } {
+  if (!isJsonObject(renderedJsonSchema)) {
+    throw new SchemaCompileError([compileIssue('schema_structure_error', 'the event type schema must be an object')]);
+  }
+  // NOTE: the root `$id` is dropped so that two types sharing one `$id` do not collide in Ajv;
+  // `enum: []` (an empty choice list, valid 2020-12 that Ajv refuses to compile) becomes the
+  // equivalent `not: {}`.
+  const schema = rewriteSchema(renderedJsonSchema, '', (node) => {
+    if (!Array.isArray(node.enum) || node.enum.length > 0) return node;
+    const { enum: _empty, ...rest } = node;
+    return { ...rest, not: {} };
+  }) as JsonObject;
+  delete schema.$id;
+  try {
+    return { schema, validate: ajv.compile(schema) };
+  } catch (error) {
+    ajv.removeSchema(schema);
+    const message = (error as Error).message;
+    const missingRef = (error as { missingRef?: string }).missingRef;
+    throw new SchemaCompileError([missingRef !== undefined
+      ? compileIssue('unresolvable_reference', `reference ${JSON.stringify(missingRef)} cannot be resolved; pre-render the schema first`)
+      : compileIssue('schema_validation_error', `the event type schema does not compile: ${message}`)]);
+  }
+}
+
+function compileIssue(code: IssueCode, message: string): SchemaIssue {
+  return schemaIssue(code, { message, hints: ['validate and pre-render the event type schema first'] });
+}
+
+/** SHA-256 of canonical JSON (keys sorted), so key order does not defeat the cache. */
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (isJsonObject(value)) {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf']);
+
+function toIssues(errors: ErrorObject[]): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const branches = errors.filter((e) => BRANCH_KEYWORDS.has(e.keyword));
+  const inBranch = (e: ErrorObject): ErrorObject | undefined =>
+    branches.find((b) => b !== e && e.instancePath === b.instancePath && e.schemaPath.startsWith(b.schemaPath + '/'));
+  for (const error of errors) {
+    if (inBranch(error)) continue;
+    if (BRANCH_KEYWORDS.has(error.keyword)) {
+      issues.push(branchIssue(error, errors.filter((e) => inBranch(e) === error)));
+      continue;
+    }
+    issues.push(plainIssue(error));
+  }
+  return issues;
+}
+
+function branchIssue(branch: ErrorObject, inner: ErrorObject[]): SchemaIssue {
+  const allowed = inner.flatMap((e) => e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : []);
+  const where = label(branch.instancePath);
+  if (allowed.length > 0) {
+    const shown = allowed.slice(0, 20).map((v) => JSON.stringify(v)).join(', ');
+    return detailsIssue(branch.instancePath, `${where} is not one of the allowed choices`, [`use one of: ${shown}${allowed.length > 20 ? ', ...' : ''}`]);
+  }
+  const reasons = [...new Set(inner.map((e) => e.message ?? e.keyword))];
+  return detailsIssue(branch.instancePath, `${where} ${branch.message ?? 'matches none of the alternatives'}`,
+    reasons.length > 0 ? reasons.map((r) => `one alternative says: ${r}`) : ['check the value against the event type schema']);
+}
+
+function plainIssue(error: ErrorObject): SchemaIssue {
+  const params = error.params as Record<string, unknown>;
+  const path = error.instancePath;
+  switch (error.keyword) {
+    case 'required': {
+      const name = String(params.missingProperty);
+      return detailsIssue(joinPointer(path, name), `${label(joinPointer(path, name))} is required`, [`give a value for \`${name}\``]);
+    }
+    case 'unevaluatedProperties':
+    case 'additionalProperties': {
+      const name = String(params.unevaluatedProperty ?? params.additionalProperty);
+      return detailsIssue(joinPointer(path, name), `${label(joinPointer(path, name))} is not a field of this event type`, ['remove it, or add the field to the event type schema']);
+    }
+    case 'enum':
+      return detailsIssue(path, `${label(path)} is not one of the allowed values`, [`use one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`]);
+    case 'format':
+      return detailsIssue(path, `${label(path)} must be a valid ${String(params.format)}`, [formatHint(String(params.format))]);
+    default:
+      return detailsIssue(path, `${label(path)} ${error.message ?? `fails \`${error.keyword}\``}`, [`see \`${error.keyword}\` at ${error.schemaPath} in the event type schema`]);
+  }
+}
+
+function formatHint(format: string): string {
+  if (format === 'date-time') return 'use RFC 3339 with a time zone, e.g. 2026-11-20T10:00:00+00:00';
+  if (format === 'time') return 'use RFC 3339 time with a time zone, e.g. 10:00:00Z';
+  if (format === 'date') return 'use YYYY-MM-DD';
+  return `give a valid ${format}`;
+}
+
+const label = (pointer: string): string => (pointer === '' ? 'event_details' : `\`${pointer.slice(1)}\``);
+
+const detailsIssue = (pointer: string, message: string, hints: string[]): SchemaIssue =>
+  schemaIssue('event_details_invalid', { pointer, message, hints });

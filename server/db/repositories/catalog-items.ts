@@ -1,0 +1,99 @@
+import type { CatalogItem } from '../../domain/model.js';
+import type { CatalogFilter, CatalogItemRepository } from '../../domain/ports.js';
+import { isUuid } from '../../domain/ids.js';
+import type { Executor } from '../rows.js';
+import { fromDbBool, fromDbMillis } from '../time.js';
+
+type Row = Record<string, unknown>;
+
+/** Row mapping of one catalog table: the common columns here, the kind's own in `extra`. */
+export interface CatalogTable<T extends CatalogItem> {
+  table: string;
+  fromRow(common: CatalogItem, row: Row): T;
+  toRow(item: T): Row;
+}
+
+export function commonFromRow(row: Row): CatalogItem {
+  return {
+    id: row.id as string,
+    tenantId: row.tenant_id as string,
+    value: row.value as string,
+    display: row.display as string,
+    ordernum: row.ordernum === null || row.ordernum === undefined ? null : Number(row.ordernum),
+    icon: row.icon as string,
+    defaultPriority: Number(row.default_priority),
+    isActive: fromDbBool(row.is_active),
+    schema: row.schema as string,
+    revision: Number(row.revision),
+    createdAt: fromDbMillis(row.created_at),
+    updatedAt: fromDbMillis(row.updated_at),
+  };
+}
+
+export function commonToRow(item: CatalogItem): Row {
+  return {
+    id: item.id,
+    tenant_id: item.tenantId,
+    value: item.value,
+    display: item.display,
+    ordernum: item.ordernum,
+    icon: item.icon,
+    default_priority: item.defaultPriority,
+    is_active: item.isActive,
+    schema: item.schema,
+    revision: item.revision,
+    created_at: item.createdAt,
+    updated_at: item.updatedAt,
+  };
+}
+
+export const patrolTypesTable: CatalogTable<CatalogItem> = {
+  table: 'patrol_types',
+  fromRow: (common) => common,
+  toRow: commonToRow,
+};
+
+export class KnexCatalogItemRepository<T extends CatalogItem> implements CatalogItemRepository<T> {
+  constructor(
+    private readonly db: Executor,
+    private readonly spec: CatalogTable<T>,
+  ) {}
+
+  private map = (row: Row): T => this.spec.fromRow(commonFromRow(row), row);
+
+  async list(tenantId: string, filter: CatalogFilter): Promise<T[]> {
+    const query = this.db(this.spec.table).where({ tenant_id: tenantId });
+    if (!filter.includeInactive) query.where({ is_active: true });
+    if (filter.updatedSince !== null) query.where('updated_at', '>=', filter.updatedSince);
+    // NULLS LAST spelled portably: SQLite and PostgreSQL disagree on the default.
+    const rows = await query
+      .orderByRaw('CASE WHEN ordernum IS NULL THEN 1 ELSE 0 END')
+      .orderBy([{ column: 'ordernum' }, { column: 'display' }, { column: 'value' }]);
+    return rows.map(this.map);
+  }
+
+  async find(tenantId: string, key: string): Promise<T | null> {
+    const row = await this.db(this.spec.table)
+      .where({ tenant_id: tenantId })
+      .where(isUuid(key) ? { id: key.toLowerCase() } : { value: key })
+      .first();
+    return row ? this.map(row) : null;
+  }
+
+  async insert(item: T): Promise<void> {
+    await this.db(this.spec.table).insert(this.spec.toRow(item));
+  }
+
+  async update(item: T): Promise<void> {
+    const { id, tenant_id, created_at, ...changes } = this.spec.toRow(item);
+    await this.db(this.spec.table).where({ id, tenant_id }).update(changes);
+  }
+
+  async delete(tenantId: string, id: string): Promise<void> {
+    await this.db(this.spec.table).where({ tenant_id: tenantId, id }).delete();
+  }
+
+  async setOrdernum(tenantId: string, id: string, ordernum: number, revision: number): Promise<void> {
+    await this.db(this.spec.table).where({ tenant_id: tenantId, id }).update({ ordernum, revision });
+  }
+}

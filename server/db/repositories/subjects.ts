@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import type { Subject } from '../../domain/model.js';
+import type { SubjectRepository } from '../../domain/ports.js';
+import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
+import { fromDbBool, fromDbMillis } from '../time.js';
+
+type Row = Record<string, unknown>;
+
+export const toSubject = (row: Row): Subject => ({
+  id: row.id as string,
+  tenantId: row.tenant_id as string,
+  name: row.name as string,
+  subjectType: row.subject_type as string,
+  subjectSubtype: row.subject_subtype as string,
+  isActive: fromDbBool(row.is_active),
+  additional: parseJsonColumn<Record<string, unknown>>(row.additional, {}),
+  createdAt: fromDbMillis(row.created_at),
+  updatedAt: fromDbMillis(row.updated_at),
+});
+
+export class KnexSubjectRepository implements SubjectRepository {
+  constructor(private readonly db: Executor) {}
+
+  async patrolLeaders(tenantId: string, viewerUserId: string | null): Promise<Subject[]> {
+    const groups = this.db('subject_groups').select('id').where({ tenant_id: tenantId, is_patrol_leader_group: true });
+    if (viewerUserId !== null) groups.whereIn('id', this.db('user_subject_groups').select('group_id').where({ user_id: viewerUserId }));
+    const rows = await this.db('subjects')
+      .where({ tenant_id: tenantId, is_active: true })
+      .whereIn('id', this.db('subject_group_members').select('subject_id').whereIn('group_id', groups))
+      .orderBy([{ column: 'name' }, { column: 'id' }]);
+    return rows.map(toSubject);
+  }
+
+  async insertSubject(subject: Subject): Promise<void> {
+    await this.db('subjects').insert({
+      id: subject.id,
+      tenant_id: subject.tenantId,
+      name: subject.name,
+      subject_type: subject.subjectType,
+      subject_subtype: subject.subjectSubtype,
+      is_active: subject.isActive,
+      additional: jsonColumn(subject.additional),
+      created_at: subject.createdAt,
+      updated_at: subject.updatedAt,
+    });
+  }
+
+  async ensureGroup(tenantId: string, name: string, isPatrolLeaderGroup: boolean, at: number): Promise<string> {
+    await this.db('subject_groups')
+      .insert({ id: randomUUID(), tenant_id: tenantId, name, is_patrol_leader_group: isPatrolLeaderGroup, created_at: at })
+      .onConflict(['tenant_id', 'name'])
+      .ignore();
+    const row = await this.db('subject_groups').select('id').where({ tenant_id: tenantId, name }).first();
+    return row.id as string;
+  }
+
+  async addToGroup(groupId: string, subjectId: string): Promise<void> {
+    await this.db('subject_group_members').insert({ group_id: groupId, subject_id: subjectId }).onConflict(['group_id', 'subject_id']).ignore();
+  }
+
+  async allowUserToView(userId: string, groupId: string): Promise<void> {
+    await this.db('user_subject_groups').insert({ user_id: userId, group_id: groupId }).onConflict(['user_id', 'group_id']).ignore();
+  }
+}

@@ -1,0 +1,20 @@
+/** Query options of catalog reads, already parsed and normalised by the HTTP layer. */
+export interface CatalogListQuery {
+  includeInactive: boolean;
+  includeSchema: boolean;
+  updatedSince: number | null;
+}
+
+export interface CatalogDetailQuery {
+  includeInactive: boolean;
+  includeSchema: boolean;
+}
+
+/** The normalised spelling of a list query, for ETags: equivalent spellings give one key. */
+export function listQueryKey(query: CatalogListQuery): string {
+  return `ii=${Number(query.includeInactive)}&is=${Number(query.includeSchema)}&us=${query.updatedSince ?? ''}`;
+}
+
+export function detailQueryKey(query: CatalogDetailQuery): string {
+  return `ii=${Number(query.includeInactive)}&is=${Number(query.includeSchema)}`;
+}

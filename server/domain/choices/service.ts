@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { CHOICE_FIELD_NAME, parseChoiceReference, type ChoiceResolver } from '../../../schema/index.js';
+import type { Clock } from '../../db/time.js';
+import { type RequestContext, requirePermission, requirePrincipal } from '../context.js';
+import { BodyReader } from '../catalog/fields.js';
+import { InputError, NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Choice } from '../model.js';
+import type { Store } from '../ports.js';
+
+const CATALOG = 'choices';
+const VALUE = /^[a-z0-9_-]+$/;
+
+/**
+ * Choice lists (CONTRACT §4): CRUD, the choices.json reference endpoint, and the resolver that
+ * pre-rendering uses, which goes through the same read with the caller's rights.
+ */
+export class ChoiceService {
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  /** Active choices of the named lists, in display order: what choices.json and pre-rendering serve. */
+  async activeChoices(ctx: RequestContext, fields: readonly string[]): Promise<Choice[]> {
+    const { tenantId } = requirePrincipal(ctx);
+    if (fields.length === 0 || fields.some((field) => !CHOICE_FIELD_NAME.test(field))) {
+      throw InputError.field('field', 'invalid', 'field must name one or more choice lists (letters, digits, - and _), comma-separated.', ['For example ?field=species,condition']);
+    }
+    const choices = await this.deps.store.repos.choices.list(tenantId, { fields, includeInactive: false });
+    // One list after another, in the order the fields were asked for.
+    return fields.flatMap((field) => choices.filter((choice) => choice.field === field));
+  }
+
+  /**
+   * Resolves choice references the way choices.json would answer this caller. A reference to
+   * another host, a malformed one, a list the tenant does not have, or no rights: null, which
+   * pre-rendering turns into `{}` and a warning.
+   */
+  resolverFor(ctx: RequestContext, ownHost: string): ChoiceResolver {
+    return async ({ url, field }) => {
+      const reference = parseChoiceReference(url);
+      if (!reference || !ctx.principal) return null;
+      if (/^https?:\/\//i.test(url) && new URL(url).host !== ownHost) return null;
+      const choices = await this.activeChoices(ctx, [field]);
+      return choices.length === 0 ? null : choices.map((choice) => ({ value: choice.value, display: choice.display }));
+    };
+  }
+
+  async list(ctx: RequestContext, filter: { field: string | null; includeInactive: boolean }, page: { offset: number; limit: number }) {
+    const { tenantId } = requirePermission(ctx, 'view_choice');
+    const query = { fields: filter.field ? [filter.field] : null, includeInactive: filter.includeInactive };
+    const { choices } = this.deps.store.repos;
+    return { total: await choices.count(tenantId, query), items: await choices.list(tenantId, query, page) };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<Choice> {
+    const { tenantId } = requirePermission(ctx, 'view_choice');
+    const choice = isUuid(id) ? await this.deps.store.repos.choices.find(tenantId, id.toLowerCase()) : null;
+    if (!choice) throw new NotFoundError('No such choice.');
+    return choice;
+  }
+
+  async create(ctx: RequestContext, body: unknown): Promise<Choice> {
+    const { tenantId } = requirePermission(ctx, 'add_choice');
+    const fields = readChoiceBody(body, 'create');
+    return this.write(tenantId, async (repos, now) => {
+      if (await repos.choices.findByValue(tenantId, fields.field!, fields.value!)) {
+        throw InputError.field('value', 'unique', `The list "${fields.field}" already has the value "${fields.value}".`, ['Choose another value.']);
+      }
+      const choice: Choice = {
+        id: randomUUID(), tenantId, field: fields.field!, value: fields.value!, display: fields.display ?? fields.value!,
+        ordernum: fields.ordernum ?? null, icon: fields.icon ?? '', isActive: fields.isActive ?? true, createdAt: now, updatedAt: now,
+      };
+      await repos.choices.insert(choice);
+      return choice;
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, body: unknown, mode: 'replace' | 'patch'): Promise<Choice> {
+    const { tenantId } = requirePermission(ctx, 'change_choice');
+    const fields = readChoiceBody(body, mode);
+    const current = await this.get(ctx, id);
+    return this.write(tenantId, async (repos, now) => {
+      const next: Choice = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) };
+      if ((next.field !== current.field || next.value !== current.value) && (await repos.choices.findByValue(tenantId, next.field, next.value))) {
+        throw InputError.field('value', 'unique', `The list "${next.field}" already has the value "${next.value}".`, ['Choose another value.']);
+      }
+      if (JSON.stringify({ ...next, updatedAt: 0 }) === JSON.stringify({ ...current, updatedAt: 0 })) return null;
+      const saved = { ...next, updatedAt: now };
+      await repos.choices.update(saved);
+      return saved;
+    }).then((saved) => saved ?? current);
+  }
+
+  /** DELETE deactivates: referencing documents keep working and history keeps its meaning. */
+  async deactivate(ctx: RequestContext, id: string): Promise<void> {
+    await this.update(ctx, id, { is_active: false }, 'patch');
+  }
+
+  /** Writes that return null changed nothing and move no version. */
+  private write<T>(tenantId: string, work: (repos: Store['repos'], now: number) => Promise<T>): Promise<T> {
+    return this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, CATALOG);
+      const now = this.deps.clock.now();
+      const result = await work(repos, now);
+      if (result !== null) await repos.catalog.bump(tenantId, CATALOG, now);
+      return result;
+    });
+  }
+}
+
+function readChoiceBody(body: unknown, mode: 'create' | 'replace' | 'patch'): Partial<Choice> {
+  const reader = BodyReader.of(body);
+  const required = mode !== 'patch';
+  reader.rejectUnknown(['field', 'value', 'display', 'ordernum', 'icon', 'is_active'], ['id', 'created_at', 'updated_at']);
+  const ordernum = reader.has('ordernum') ? reader.body.ordernum : undefined;
+  if (ordernum !== undefined && ordernum !== null && (typeof ordernum !== 'number' || !Number.isFinite(ordernum))) {
+    reader.add('ordernum', { code: 'invalid_type', message: 'ordernum must be a number or null.', hints: ['For example 10.'] });
+  }
+  const fields: Partial<Choice> = {
+    field: reader.string('field', { max: 40, pattern: CHOICE_FIELD_NAME, patternHint: 'Use letters, digits, - and _.', required }),
+    value: reader.string('value', { max: 100, pattern: VALUE, patternHint: 'Use lower-case letters, digits, - and _.', required }),
+    display: reader.string('display', { max: 100 }),
+    icon: reader.string('icon', { max: 255 }),
+    isActive: reader.boolean('is_active'),
+    ordernum: ordernum as number | null | undefined,
+  };
+  reader.finish('The choice is not valid.');
+  return fields;
+}

@@ -1,0 +1,60 @@
+import type { AppContext } from './state.js';
+
+/**
+ * Precondition evaluation for GET/HEAD (RFC 9110 §13.2.2), written here because Koa's
+ * `ctx.fresh` lets If-Modified-Since decide even when If-None-Match is present.
+ *
+ * - If-None-Match present: it alone decides (weak comparison; `*` matches any current
+ *   representation; a list matches when any member does).
+ * - Otherwise If-Modified-Since, when parsable and a Last-Modified is known: not modified when
+ *   the resource's Last-Modified (one-second resolution) is not later than the date sent.
+ * - An unparsable If-Modified-Since is ignored.
+ */
+export function isNotModified(ctx: AppContext, validators: { etag: string; lastModified?: number }): boolean {
+  const ifNoneMatch = ctx.get('If-None-Match');
+  if (ifNoneMatch) return etagListMatches(ifNoneMatch, validators.etag);
+  const ifModifiedSince = ctx.get('If-Modified-Since');
+  if (!ifModifiedSince || validators.lastModified === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  if (Number.isNaN(since)) return false;
+  return Math.floor(validators.lastModified / 1000) * 1000 <= since;
+}
+
+/** Weak comparison: `W/"x"` and `"x"` match. */
+export function etagListMatches(header: string, etag: string): boolean {
+  const trimmed = header.trim();
+  if (trimmed === '*') return true;
+  const wanted = opaque(etag);
+  for (const candidate of trimmed.match(/(?:W\/)?"[^"]*"/g) ?? []) {
+    if (opaque(candidate) === wanted) return true;
+  }
+  return false;
+}
+
+/** Strong comparison for If-Match (optimistic concurrency): weak tags never match. */
+export function ifMatchSatisfied(header: string, etag: string): boolean {
+  const trimmed = header.trim();
+  if (trimmed === '*') return true;
+  return (trimmed.match(/(?:W\/)?"[^"]*"/g) ?? []).some((candidate) => !candidate.startsWith('W/') && candidate === etag);
+}
+
+const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
+export function httpDate(millis: number): string {
+  return new Date(Math.floor(millis / 1000) * 1000).toUTCString();
+}
+
+/**
+ * Sets the validators and answers 304 when the request's preconditions say the client's copy
+ * is current. Call it before loading anything expensive: when it returns true, the response
+ * is complete (no body, the ETag repeated).
+ */
+export function answerConditionally(ctx: AppContext, validators: { etag: string; lastModified?: number }): boolean {
+  ctx.set('ETag', validators.etag);
+  if (validators.lastModified !== undefined) ctx.set('Last-Modified', httpDate(validators.lastModified));
+  ctx.set('Cache-Control', 'private, no-cache');
+  if (!isNotModified(ctx, validators)) return false;
+  ctx.status = 304;
+  ctx.body = null;
+  return true;
+}

@@ -1,0 +1,100 @@
+import type { ChoiceService } from '../../domain/choices/service.js';
+import type { CatalogService } from '../../domain/catalog/service.js';
+import { readBeforeKey } from '../../domain/catalog/service.js';
+import { batchEntry, readStoredSchema } from '../../domain/catalog/schema-read.js';
+import { toFieldIssue } from '../../domain/catalog/schema-write.js';
+import type { CatalogItem } from '../../domain/model.js';
+import { readDetailQuery, readListQuery, readRenderQuery } from '../catalog-query.js';
+import { answerConditionally } from '../conditional.js';
+import { errorBody } from '../error-body.js';
+import { pageBody, readPage } from '../pagination.js';
+import { presentRevision, withSchema } from '../presenters.js';
+import { queryBoolean, requestOrigin } from '../query.js';
+import { requestContext, type AppContext } from '../state.js';
+
+/**
+ * The HTTP face of a schema-carrying catalog (patrol types; v2 event types): list and detail
+ * with conditional GET decided before anything is loaded, writes, rank, schema reads and
+ * history. The presenter shapes one item; `schema` is added only where asked for.
+ */
+export function catalogHandlers<T extends CatalogItem>(
+  service: CatalogService<T>,
+  present: (item: T, origin: string) => Record<string, unknown>,
+  deps: { choices: ChoiceService; trustProxy: boolean },
+) {
+  const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
+  const renderOptions = (ctx: AppContext) => ({ ...readRenderQuery(ctx), resolver: deps.choices.resolverFor(requestContext(ctx), new URL(origin(ctx)).host) });
+  return {
+    async list(ctx: AppContext) {
+      const query = readListQuery(ctx);
+      // The origin is part of the body (image_url), so it is part of the validator.
+      const validators = await service.listValidators(requestContext(ctx), query, origin(ctx));
+      if (answerConditionally(ctx, validators)) return;
+      const items = await service.list(requestContext(ctx), query);
+      ctx.body = items.map((item) => withSchema(present(item, origin(ctx)), item, query.includeSchema));
+    },
+
+    async detail(ctx: AppContext) {
+      const query = readDetailQuery(ctx);
+      const { item, validators } = await service.detail(requestContext(ctx), key(ctx), query, origin(ctx));
+      if (answerConditionally(ctx, validators)) return;
+      ctx.body = withSchema(present(item, origin(ctx)), item, query.includeSchema);
+    },
+
+    async create(ctx: AppContext) {
+      const item = await service.create(requestContext(ctx), ctx.state.body);
+      ctx.status = 201;
+      ctx.body = present(item, origin(ctx));
+    },
+
+    async replace(ctx: AppContext) {
+      ctx.body = present(await service.update(requestContext(ctx), key(ctx), ctx.state.body, 'replace'), origin(ctx));
+    },
+
+    async patch(ctx: AppContext) {
+      ctx.body = present(await service.update(requestContext(ctx), key(ctx), ctx.state.body, 'patch'), origin(ctx));
+    },
+
+    async remove(ctx: AppContext) {
+      await service.remove(requestContext(ctx), key(ctx));
+      ctx.status = 204;
+    },
+
+    async rank(ctx: AppContext) {
+      await service.rank(requestContext(ctx), key(ctx), readBeforeKey(ctx.state.body));
+      ctx.status = 204;
+    },
+
+    /** `{count, results}`: 200 when every entry succeeded, else 207. No validators (rule 8). */
+    async schemas(ctx: AppContext) {
+      const query = readListQuery(ctx);
+      const options = renderOptions(ctx);
+      const items = await service.list(requestContext(ctx), query);
+      const results = [];
+      for (const item of items) results.push(await batchEntry(item.value, item.schema, options));
+      ctx.status = results.every((result) => result.status === 'success') ? 200 : 207;
+      ctx.body = { count: results.length, results };
+    },
+
+    /** The bare `{json, ui}` document; 422 with `{errors}` when the stored one is empty or malformed. */
+    async schema(ctx: AppContext) {
+      const options = renderOptions(ctx);
+      const item = await service.get(requestContext(ctx), key(ctx), queryBoolean(ctx, 'include_inactive'));
+      const read = await readStoredSchema(item.schema, options);
+      if (!read.ok) {
+        ctx.status = 422;
+        ctx.body = { ...errorBody(422, 'The stored schema cannot be served.'), errors: read.issues.map(toFieldIssue) };
+        return;
+      }
+      ctx.body = read.document;
+    },
+
+    async updates(ctx: AppContext) {
+      const page = readPage(ctx);
+      const { total, entries } = await service.history(requestContext(ctx), key(ctx), queryBoolean(ctx, 'include_inactive'), page);
+      ctx.body = pageBody(ctx, page, total, entries.map(presentRevision), deps.trustProxy);
+    },
+  };
+}
+
+const key = (ctx: AppContext) => String(ctx.params.key);

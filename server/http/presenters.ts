@@ -1,0 +1,62 @@
+import type { CatalogItem, Choice, RevisionEntry, Subject } from '../domain/model.js';
+import { toIso } from '../db/time.js';
+
+/** `icon_id` is the icon, else the value; `image_url` the icon's absolute URL under /static/. */
+export function presentCatalogCommon(item: CatalogItem, origin: string) {
+  const iconId = item.icon || item.value;
+  return {
+    id: item.id,
+    value: item.value,
+    display: item.display,
+    ordernum: item.ordernum,
+    icon: item.icon,
+    icon_id: iconId,
+    image_url: `${origin}/static/sprite-src/${encodeURIComponent(iconId)}.svg`,
+    default_priority: item.defaultPriority,
+    is_active: item.isActive,
+    updated_at: toIso(item.updatedAt),
+  };
+}
+
+/** The stored schema, raw: `include_schema` never expands choices or `$ref`s. */
+export function withSchema<T extends object>(body: T, item: CatalogItem, include: boolean): T & { schema?: unknown } {
+  return include ? { ...body, schema: JSON.parse(item.schema) } : body;
+}
+
+export function presentRevision(entry: RevisionEntry) {
+  return {
+    time: toIso(entry.time),
+    action: entry.action,
+    user: entry.userId ? { id: entry.userId, username: entry.username } : null,
+    ...(entry.updatedFields ? { updated_fields: entry.updatedFields } : { snapshot: entry.snapshot }),
+    sequence: entry.sequence,
+  };
+}
+
+export function presentChoice(choice: Choice) {
+  return {
+    id: choice.id,
+    field: choice.field,
+    value: choice.value,
+    display: choice.display,
+    ordernum: choice.ordernum,
+    icon: choice.icon,
+    is_active: choice.isActive,
+    created_at: toIso(choice.createdAt),
+    updated_at: toIso(choice.updatedAt),
+  };
+}
+
+export function presentSubject(subject: Subject) {
+  return {
+    content_type: 'observations.subject',
+    id: subject.id,
+    name: subject.name,
+    subject_type: subject.subjectType,
+    subject_subtype: subject.subjectSubtype,
+    is_active: subject.isActive,
+    additional: subject.additional,
+    created_at: toIso(subject.createdAt),
+    updated_at: toIso(subject.updatedAt),
+  };
+}
