@@ -35,7 +35,6 @@ export function createAjv(options: CreateAjvOptions = {}): Ajv {
     strict: false,
     validateFormats: true,
     logger: false,
-    addUsedSchema: false,
   };
   const ajv = new Ajv2020(ajvOptions);
   addFormats(ajv);

@@ -73,21 +73,26 @@ export function buildEventDetailsValidator(renderedJsonSchema: unknown): EventDe
   return defaultCache.build(renderedJsonSchema);
 }
 
+/**
+ * The schema as Ajv is given it: `enum: []` (an empty choice list; valid 2020-12, which Ajv
+ * refuses to compile) becomes the equivalent `not: {}`. The JSON-Schema-Test-Suite runs through
+ * this too, so its exceptions describe exactly what event details get.
+ */
+export function prepareSchemaForAjv(schema: unknown): unknown {
+  return rewriteSchema(schema, '', (node) => {
+    if (!Array.isArray(node.enum) || node.enum.length > 0) return node;
+    const { enum: _empty, ...rest } = node;
+    return { ...rest, not: {} };
+  });
+}
+
 function compile(ajv: Ajv, renderedJsonSchema: unknown): { schema: JsonObject; validate: ValidateFunction } {
   if (!isJsonObject(renderedJsonSchema)) {
     throw new SchemaCompileError([compileIssue('schema_structure_error', 'the event type schema must be an object')]);
   }
-  // NOTE: the root `$id` is dropped so that two types sharing one `$id` do not collide in Ajv;
-  // `enum: []` (an empty choice list, valid 2020-12 that Ajv refuses to compile) becomes the
-  // equivalent `not: {}`.
-  const schema = rewriteSchema(renderedJsonSchema, '', (node) => {
-    if (!Array.isArray(node.enum) || node.enum.length > 0) return node;
-    const { enum: _empty, ...rest } = node;
-    return { ...rest, not: {} };
-  }) as JsonObject;
-  delete schema.$id;
+  const schema = prepareSchemaForAjv(renderedJsonSchema) as JsonObject;
   try {
-    return { schema, validate: ajv.compile(schema) };
+    return { schema, validate: compileReplacingId(ajv, schema) };
   } catch (error) {
     ajv.removeSchema(schema);
     const message = (error as Error).message;
@@ -95,6 +100,20 @@ function compile(ajv: Ajv, renderedJsonSchema: unknown): { schema: JsonObject; v
     throw new SchemaCompileError([missingRef !== undefined
       ? compileIssue('unresolvable_reference', `reference ${JSON.stringify(missingRef)} cannot be resolved; pre-render the schema first`)
       : compileIssue('schema_validation_error', `the event type schema does not compile: ${message}`)]);
+  }
+}
+
+/**
+ * NOTE: Ajv registers a root `$id`; two event types (or two versions of one) sharing an `$id`
+ * would collide. Validators already compiled keep working, so the older registration is dropped.
+ */
+function compileReplacingId(ajv: Ajv, schema: JsonObject): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    if (typeof schema.$id !== 'string' || !/already exists/.test((error as Error).message)) throw error;
+    ajv.removeSchema(schema.$id);
+    return ajv.compile(schema);
   }
 }
 

@@ -24,7 +24,7 @@ export {
 } from './pre-render.js';
 export { createLocalChoiceResolver, groupChoices, toChoiceRecords, type ChoiceRecord, type ChoicesByField } from './choice-records.js';
 export {
-  buildEventDetailsValidator, contentHash, createEventDetailsValidatorCache, SchemaCompileError,
+  buildEventDetailsValidator, contentHash, createEventDetailsValidatorCache, prepareSchemaForAjv, SchemaCompileError,
   type EventDetailsResult, type EventDetailsValidator, type EventDetailsValidatorCache,
 } from './event-details.js';
 export {

@@ -71,6 +71,14 @@ export function uiFieldIssues(uiFields: JsonObject, context: UiContext): SchemaI
     issues.push(...parentIssues(name, definition, at, context));
     issues.push(...typeIssues(name, definition, at, field));
   }
+  // A document with no UI at all may be API-only; one with some UI should describe every field.
+  if (Object.keys(uiFields).length > 0) {
+    for (const field of context.fields.values()) {
+      if (Object.prototype.hasOwnProperty.call(uiFields, field.name)) continue;
+      issues.push(definitionError(field.pointer, `field \`${field.name}\` has no \`ui.fields\` entry; forms will not show it`,
+        `add \`ui.fields.${field.name}\` with a UI type and a \`parent\` section`, 'warning'));
+    }
+  }
   return issues;
 }
 

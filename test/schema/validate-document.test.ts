@@ -143,6 +143,16 @@ t.test('ui cross-checks that only warn', async (t) => {
   ]);
 });
 
+t.test('once a document has UI fields, every field should have one', async (t) => {
+  const doc = minimal({ a: { type: 'string' }, b: { type: 'string' } }, {
+    fields: { a: { type: 'TEXT', inputType: 'SHORT_TEXT', parent: 's' } }, order: ['s'],
+    sections: { s: { label: '', columns: 1, isActive: true, leftColumn: [{ name: 'a', type: 'field' }, { name: 'b', type: 'field' }], rightColumn: [] } },
+  });
+  const result = validateDocument(doc);
+  t.equal(result.valid, true);
+  t.same(codes(result.issues, 'all'), ['ui_definition_error /ui/sections/s/leftColumn/1', 'ui_definition_error /json/properties/b']);
+});
+
 t.test('collection UI columns name item fields', async (t) => {
   const doc = minimal(
     { c: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } } },
