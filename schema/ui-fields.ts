@@ -85,6 +85,8 @@ export function uiFieldIssues(uiFields: JsonObject, context: UiContext): SchemaI
 function parentIssues(name: string, definition: JsonObject, at: string, context: UiContext): SchemaIssue[] {
   const parent = definition.parent;
   if (parent === undefined) {
+    // collection item fields are laid out by their collection, not in sections
+    if (!context.fields.has(name)) return [];
     return [definitionError(at, `UI field \`${name}\` has no \`parent\` section`, 'set `parent` to a key of `ui.sections`', 'warning')];
   }
   if (typeof parent !== 'string' || !context.sectionKeys.has(parent)) {

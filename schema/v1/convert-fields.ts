@@ -9,7 +9,7 @@
  */
 import { choiceReferenceUrl } from '../choice-reference.js';
 import { schemaIssue, type SchemaIssue } from '../issues.js';
-import { isJsonObject, joinPointer, type JsonObject } from '../json-pointer.js';
+import { isJsonObject, joinPointer, setKey, type JsonObject } from '../json-pointer.js';
 import { createChoiceList, displaysFor, type ChoiceNaming } from './new-choices.js';
 import { choiceListOf } from './render.js';
 import type { V1Tag } from './parse.js';
@@ -44,7 +44,7 @@ export function convertProperties(properties: JsonObject, pointer: string, ctx: 
   const plans = new Map<string, FieldPlan>();
   for (const [name, prop] of Object.entries(properties)) {
     const converted = convertField(name, prop, joinPointer(pointer, name), ctx, topLevel ? ctx.definitions.get(name) : undefined);
-    Object.defineProperty(out, name, { value: converted.schema, enumerable: true, writable: true, configurable: true });
+    setKey(out, name, converted.schema);
     plans.set(name, converted.plan);
   }
   return { properties: out, plans };
@@ -170,6 +170,6 @@ function useTag(tag: V1Tag, ctx: FieldContext): string {
 function ordered(schema: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const key of ORDER) if (key in schema) out[key] = schema[key];
-  for (const [key, value] of Object.entries(schema)) if (!ORDER.includes(key)) Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of Object.entries(schema)) if (!ORDER.includes(key)) setKey(out, key, value);
   return out;
 }

@@ -17,7 +17,7 @@
  * Sections are keyed `section-1`, `section-2`, ...; headers `header-1`, ...
  */
 import { schemaIssue, type SchemaIssue } from '../issues.js';
-import { isJsonObject, joinPointer, type JsonObject } from '../json-pointer.js';
+import { isJsonObject, joinPointer, setKey, type JsonObject } from '../json-pointer.js';
 import type { FieldPlan } from './convert-fields.js';
 
 interface Section {
@@ -120,7 +120,7 @@ function buildUi(sections: Section[], headers: JsonObject, plans: ReadonlyMap<st
   const fields: JsonObject = {};
   for (const [name, fieldPlan] of plans) {
     const definition = uiField(fieldPlan, placed.get(name) ?? fallback);
-    if (definition) Object.defineProperty(fields, name, { value: definition, enumerable: true, writable: true, configurable: true });
+    if (definition) setKey(fields, name, definition);
     else note(joinPointer('/schema/properties', name), `\`${name}\` has no v2 form control (it is neither text, number, choice, date nor collection); it gets no \`ui.fields\` entry`, 'edit the v2 document to give it a suitable field kind');
   }
   const sectionMap: JsonObject = {};

@@ -6,7 +6,7 @@
  * several problems are reported at once where the text allows.
  */
 import { schemaIssue, type SchemaIssue } from '../issues.js';
-import { getAtPointer, isJsonObject, joinPointer, parsePointer, type JsonObject } from '../json-pointer.js';
+import { getAtPointer, isJsonObject, joinPointer, parsePointer, setKey, type JsonObject } from '../json-pointer.js';
 import { JsonSyntaxError, LineIndex, parseJsonWithLocations } from '../json-text.js';
 import { maskTags, scanTemplateTags, type TagKind, type TagLookup } from './tags.js';
 
@@ -137,5 +137,5 @@ export function setAt(root: unknown, pointer: string, value: unknown): void {
   const parent = getAtPointer(root, joinPointer('', ...tokens));
   if (last === undefined) return;
   if (Array.isArray(parent)) parent[Number(last)] = value;
-  else if (isJsonObject(parent)) Object.defineProperty(parent, last, { value, enumerable: true, writable: true, configurable: true });
+  else if (isJsonObject(parent)) setKey(parent, last, value);
 }

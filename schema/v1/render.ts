@@ -11,6 +11,7 @@
  */
 import type { ChoiceEntry } from '../pre-render.js';
 import { errorsOf, schemaIssue, type SchemaIssue } from '../issues.js';
+import { setKey } from '../json-pointer.js';
 import { cloneJson } from '../schema-walk.js';
 import { parseV1, setAt, type V1Tag } from './parse.js';
 
@@ -31,7 +32,7 @@ export function renderTag(tag: Pick<V1Tag, 'kind'>, entries: readonly ChoiceEntr
   if (tag.kind === 'values') return entries.map((e) => e.value);
   if (tag.kind === 'map') return entries.map((e) => ({ value: e.value, name: e.display }));
   const names: Record<string, string> = {};
-  for (const e of entries) Object.defineProperty(names, e.value, { value: e.display, enumerable: true, writable: true, configurable: true });
+  for (const e of entries) setKey(names, e.value, e.display);
   return names;
 }
 
