@@ -12,7 +12,7 @@ import { authenticate } from './http/middleware/authenticate.js';
 import { type BodyLimits, parseBody } from './http/middleware/body.js';
 import { errorMapping } from './http/middleware/errors.js';
 import { requestIdAndLog } from './http/middleware/request-id.js';
-import { routeTable } from './http/routes.js';
+import { routeTable } from './http/routes/index.js';
 import type { AppState, Middleware } from './http/state.js';
 
 /** Everything the HTTP layer needs, built by the composition root (server/main.ts). */

@@ -1,0 +1,128 @@
+/**
+ * Catalog revalidation benchmark (issue 4): throughput of the patrol type list answered 304
+ * (If-None-Match) and 200, for catalogs of 10, 1,000 and 10,000 types, as a ratio to a bare
+ * node:http server answering the same request from memory, measured in the same run.
+ *
+ *   node dist/bench/catalog.js [--dialect sqlite|postgres] [--seconds 5] [--sizes 10,1000,10000] [--connections 16]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import knexFactory from 'knex';
+import { runLoad, type LoadResult } from './lib/load.js';
+import { repoRoot, startChild } from './lib/processes.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const dialect = args.get('dialect') ?? 'sqlite';
+const seconds = Number(args.get('seconds') ?? 5);
+const sizes = (args.get('sizes') ?? '10,1000,10000').split(',').map(Number);
+const connections = Number(args.get('connections') ?? 16);
+const pgAdminUrl = process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PASSWORD = 'Bench-Catalog-Pass-1';
+const TYPES = '/api/v1.0/activity/patrols/types';
+
+async function database(): Promise<{ location: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-'));
+    return { location: path.join(dir, 'bench.sqlite3'), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `fieldops_bench_${randomUUID().slice(0, 8)}`;
+  const admin = knexFactory({ client: 'pg', connection: pgAdminUrl });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  await admin.destroy();
+  const url = new URL(pgAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    location: url.toString(),
+    drop: async () => {
+      const dropper = knexFactory({ client: 'pg', connection: pgAdminUrl });
+      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.destroy();
+    },
+  };
+}
+
+/** Inserts `count` patrol types directly and moves the catalog version, as the service would. */
+async function seed(location: string, count: number): Promise<void> {
+  const knex = dialect === 'sqlite'
+    ? knexFactory({ client: 'better-sqlite3', connection: { filename: location }, useNullAsDefault: true })
+    : knexFactory({ client: 'pg', connection: location });
+  const tenant = await knex('tenants').where({ name: 'default' }).first();
+  const now = Date.now();
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: randomUUID(), tenant_id: tenant.id, value: `type-${String(i).padStart(5, '0')}`, display: `Patrol type ${i}`,
+    ordernum: i + 1, icon: i % 3 === 0 ? `icon-${i}` : '', default_priority: [0, 100, 200, 300][i % 4], is_active: true,
+    schema: '{"json":{},"ui":{}}', revision: 1, created_at: now, updated_at: now + i,
+  }));
+  await knex.batchInsert('patrol_types', rows, 500);
+  await knex('catalog_versions').insert({ tenant_id: tenant.id, catalog: 'patroltypes', version: 1, last_modified: now + count }).onConflict(['tenant_id', 'catalog']).merge();
+  await knex.destroy();
+}
+
+async function measure(size: number) {
+  const db = await database();
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
+  const server = await startChild([path.join(repoRoot, 'bin/fieldops.js'), 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
+  const origin = server.match[1]!;
+  try {
+    await seed(db.location, size);
+    const login = await fetch(`${origin}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: PASSWORD }) });
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    const auth = { Authorization: `Bearer ${token}` };
+    const first = await fetch(origin + TYPES, { headers: auth });
+    const etag = first.headers.get('etag')!;
+    const body = Buffer.from(await first.arrayBuffer());
+    const bodyFile = path.join(os.tmpdir(), `fieldops-bench-body-${process.pid}.json`);
+    fs.writeFileSync(bodyFile, body);
+    const bare = await startChild([path.join(repoRoot, 'dist/bench/lib/bare-server.js'), bodyFile, etag], {}, /^(\d+)\n/);
+    const bareOrigin = `http://127.0.0.1:${bare.match[1]}`;
+    const load = { connections, seconds };
+    const warm = { connections, seconds: 1 };
+    try {
+      const results: Record<string, LoadResult> = {};
+      for (const [name, target, headers] of [
+        ['bare 304', bareOrigin, { ...auth, 'If-None-Match': etag }],
+        ['fieldops 304', origin, { ...auth, 'If-None-Match': etag }],
+        ['bare 200', bareOrigin, auth],
+        ['fieldops 200', origin, auth],
+      ] as const) {
+        await runLoad(target, TYPES, headers, warm);
+        results[name] = await runLoad(target, TYPES, headers, load);
+        const expected = name.endsWith('304') ? 304 : 200;
+        if (results[name]!.statuses[expected] !== results[name]!.requests) throw new Error(`${name}: unexpected statuses ${JSON.stringify(results[name]!.statuses)}`);
+      }
+      return {
+        size,
+        bodyBytes: body.length,
+        perSecond: Object.fromEntries(Object.entries(results).map(([name, result]) => [name, Math.round(result.perSecond)])),
+        ratio304: results['fieldops 304']!.perSecond / results['bare 304']!.perSecond,
+        ratio200: results['fieldops 200']!.perSecond / results['bare 200']!.perSecond,
+      };
+    } finally {
+      await bare.stop();
+      fs.rmSync(bodyFile, { force: true });
+    }
+  } finally {
+    await server.stop();
+    await db.drop();
+  }
+}
+
+const rows = [];
+for (const size of sizes) {
+  process.stderr.write(`measuring ${size} types on ${dialect}...\n`);
+  rows.push(await measure(size));
+}
+const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
+console.log(`\nPatrol type list on ${dialect}, ${connections} connections, ${seconds}s per measurement (${os.cpus().length} cores)\n`);
+console.log('| types | body bytes | bare 304/s | fieldops 304/s | 304 ratio | bare 200/s | fieldops 200/s | 200 ratio |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+for (const row of rows) {
+  const p = row.perSecond;
+  console.log(`| ${row.size} | ${row.bodyBytes} | ${p['bare 304']} | ${p['fieldops 304']} | ${pct(row.ratio304)} | ${p['bare 200']} | ${p['fieldops 200']} | ${pct(row.ratio200)} |`);
+}
+const outDir = path.join(repoRoot, 'bench/results');
+fs.mkdirSync(outDir, { recursive: true });
+fs.writeFileSync(path.join(outDir, `catalog-${dialect}.json`), JSON.stringify({ dialect, connections, seconds, rows, at: new Date().toISOString() }, null, 2));

@@ -1,0 +1,14 @@
+import type { Services } from '../../app.js';
+import { coreRoutes } from './core.js';
+import { patrolCatalogRoutes } from './patrol-catalog.js';
+import type { Route } from './types.js';
+
+export type { Route, Method } from './types.js';
+
+/**
+ * The route table: the whole HTTP surface, assembled from one module per area. Order matters
+ * where paths overlap (a literal segment such as `/types/schemas` before `/types/:key`).
+ */
+export function routeTable(services: Services): Route[] {
+  return [...coreRoutes(services), ...patrolCatalogRoutes(services)];
+}
