@@ -72,6 +72,11 @@ t.test(`tracked-by schema and choices (${dialect})`, async (t) => {
     t.equal(list.body.count, 2);
     t.equal((await s.json('/api/v2.0/choices?field=condition', { token })).body.count, 1);
     t.equal((await s.json('/api/v2.0/choices/not-a-uuid', { token })).status, 404);
+    const page = await s.request('/api/v2.0/choices?include_inactive=true', { token });
+    const etag = page.headers.get('etag')!;
+    t.equal((await s.request('/api/v2.0/choices?include_inactive=True', { token, headers: { 'If-None-Match': etag } })).status, 304, 'choice lists revalidate too');
+    await s.json('/api/v2.0/choices', send('POST', { field: 'colour', value: 'brown', display: 'Brown' }, token));
+    t.equal((await s.request('/api/v2.0/choices?include_inactive=true', { token, headers: { 'If-None-Match': etag } })).status, 200, 'a change moves the ETag');
   });
 
   await t.test('choices are per tenant and need their permissions', async (t) => {

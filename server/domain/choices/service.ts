@@ -3,6 +3,7 @@ import { CHOICE_FIELD_NAME, parseChoiceReference, type ChoiceResolver } from '..
 import type { Clock } from '../../db/time.js';
 import { type RequestContext, requirePermission, requirePrincipal } from '../context.js';
 import { BodyReader } from '../catalog/fields.js';
+import { strongEtag, type Validators } from '../catalog/etag.js';
 import { InputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Choice } from '../model.js';
@@ -42,6 +43,17 @@ export class ChoiceService {
       const choices = await this.activeChoices(ctx, [field]);
       return choices.length === 0 ? null : choices.map((choice) => ({ value: choice.value, display: choice.display }));
     };
+  }
+
+  /**
+   * Validators of a choice list page: the tenant's choices version and the normalised query.
+   * (Not in the specification's list of validated resources; offered so that offline clients
+   * revalidate choices as cheaply as the catalogs.)
+   */
+  async listValidators(ctx: RequestContext, queryKey: string): Promise<Validators> {
+    const { tenantId } = requirePermission(ctx, 'view_choice');
+    const { version, lastModified } = await this.deps.store.repos.catalog.version(tenantId, CATALOG);
+    return { etag: strongEtag(CATALOG, tenantId, version, queryKey), lastModified };
   }
 
   async list(ctx: RequestContext, filter: { field: string | null; includeInactive: boolean }, page: { offset: number; limit: number }) {

@@ -1,5 +1,6 @@
 import type { ChoiceService } from '../../domain/choices/service.js';
 import { pageBody, readPage } from '../pagination.js';
+import { answerConditionally } from '../conditional.js';
 import { presentChoice } from '../presenters.js';
 import { queryBoolean, queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
@@ -20,7 +21,10 @@ export function choiceHandlers(choices: ChoiceService, trustProxy: boolean) {
     },
     async list(ctx: AppContext) {
       const page = readPage(ctx);
-      const { total, items } = await choices.list(requestContext(ctx), { field: queryString(ctx, 'field') ?? null, includeInactive: queryBoolean(ctx, 'include_inactive') }, page);
+      const filter = { field: queryString(ctx, 'field') ?? null, includeInactive: queryBoolean(ctx, 'include_inactive') };
+      const key = `f=${filter.field ?? ''}&ii=${Number(filter.includeInactive)}&p=${page.page}&ps=${page.pageSize}&o=${requestOrigin(ctx, trustProxy)}`;
+      if (answerConditionally(ctx, await choices.listValidators(requestContext(ctx), key))) return;
+      const { total, items } = await choices.list(requestContext(ctx), filter, page);
       ctx.body = pageBody(ctx, page, total, items.map(presentChoice), trustProxy);
     },
     async get(ctx: AppContext) {
