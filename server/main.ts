@@ -15,6 +15,10 @@ import { CatalogService } from './domain/catalog/service.js';
 import { ChoiceService } from './domain/choices/service.js';
 import { SubjectService } from './domain/subjects/service.js';
 import { patrolTypeKind } from './domain/patrol-types/kind.js';
+import { eventTypeKind } from './domain/event-types/kind.js';
+import { EventCategoryService } from './domain/event-types/categories.js';
+import { EventTypeMigrationService } from './domain/event-types/migration.js';
+import { EventTypeV1Service } from './domain/event-types/v1.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
@@ -63,6 +67,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     passwordHashCost: config.passwordHashCost,
     throttle: config.throttle,
   });
+  const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const services: Services = {
     store,
     oauth,
@@ -70,6 +75,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     patrolTypes: new CatalogService(patrolTypeKind, { store, clock }),
     choices: new ChoiceService({ store, clock }),
     subjects: new SubjectService({ store, clock }),
+    eventTypes,
+    eventCategories: new EventCategoryService({ store, clock }),
+    eventTypesV1: new EventTypeV1Service({ store, clock }),
+    eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,

@@ -3,7 +3,8 @@ import { translated, translateDbError } from './errors.js';
 import type { Database, Dialect } from './knex.js';
 import { KnexCatalogRepository } from './repositories/catalog.js';
 import { KnexChoiceRepository } from './repositories/choices.js';
-import { KnexCatalogItemRepository, patrolTypesTable } from './repositories/catalog-items.js';
+import { KnexCatalogItemRepository, eventTypesTable, patrolTypesTable } from './repositories/catalog-items.js';
+import { KnexEventCategoryRepository, KnexEventTypeV1Repository } from './repositories/event-types.js';
 import { KnexSubjectRepository } from './repositories/subjects.js';
 import { pendingMigrations } from './migrate.js';
 import { KnexClientRepository } from './repositories/clients.js';
@@ -17,6 +18,9 @@ function repositoriesFor(db: Executor, dialect: Dialect): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect)),
     choices: translated(new KnexChoiceRepository(db)),
+    eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable)),
+    eventCategories: translated(new KnexEventCategoryRepository(db)),
+    eventTypesV1: translated(new KnexEventTypeV1Repository(db)),
     patrolTypes: translated(new KnexCatalogItemRepository(db, patrolTypesTable)),
     subjects: translated(new KnexSubjectRepository(db)),
     tenants: translated(new KnexTenantRepository(db)),

@@ -148,3 +148,38 @@ export interface Choice {
   createdAt: number;
   updatedAt: number;
 }
+
+/** A v2 event type: a schema-carrying catalog item with event-specific attributes (CONTRACT §5). */
+export interface EventType extends CatalogItem {
+  category: string;
+  defaultState: 'new' | 'active' | 'resolved';
+  geometryType: 'Point' | 'Polygon';
+  isCollection: boolean;
+  readonly: boolean;
+}
+
+export interface EventCategory {
+  id: string;
+  tenantId: string;
+  value: string;
+  display: string;
+  ordernum: number | null;
+  isActive: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A v1 event type: its document is template text, stored verbatim until migrated. */
+export interface EventTypeV1 {
+  id: string;
+  tenantId: string;
+  value: string;
+  display: string;
+  category: string;
+  defaultPriority: number;
+  isActive: boolean;
+  schemaText: string;
+  migratedTo: string | null;
+  createdAt: number;
+  updatedAt: number;
+}

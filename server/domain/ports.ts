@@ -1,6 +1,9 @@
 import type {
   CatalogItem,
   Choice,
+  EventCategory,
+  EventType,
+  EventTypeV1,
   CatalogName,
   CatalogVersion,
   PatrolType,
@@ -136,7 +139,24 @@ export interface ChoiceRepository {
   update(choice: Choice): Promise<void>;
 }
 
+export interface EventCategoryRepository {
+  list(tenantId: string, includeInactive: boolean): Promise<EventCategory[]>;
+  find(tenantId: string, key: string): Promise<EventCategory | null>;
+  insert(category: EventCategory): Promise<void>;
+  update(category: EventCategory): Promise<void>;
+}
+
+export interface EventTypeV1Repository {
+  list(tenantId: string): Promise<EventTypeV1[]>;
+  find(tenantId: string, key: string): Promise<EventTypeV1 | null>;
+  insert(type: EventTypeV1): Promise<void>;
+  update(type: EventTypeV1): Promise<void>;
+}
+
 export interface Repositories {
+  eventTypes: CatalogItemRepository<EventType>;
+  eventCategories: EventCategoryRepository;
+  eventTypesV1: EventTypeV1Repository;
   choices: ChoiceRepository;
   catalog: CatalogRepository;
   patrolTypes: CatalogItemRepository<PatrolType>;

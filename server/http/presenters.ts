@@ -1,4 +1,4 @@
-import type { CatalogItem, Choice, RevisionEntry, Subject } from '../domain/model.js';
+import type { CatalogItem, Choice, EventCategory, EventType, EventTypeV1, RevisionEntry, Subject } from '../domain/model.js';
 import { toIso } from '../db/time.js';
 
 /** `icon_id` is the icon, else the value; `image_url` the icon's absolute URL under /static/. */
@@ -58,5 +58,37 @@ export function presentSubject(subject: Subject) {
     additional: subject.additional,
     created_at: toIso(subject.createdAt),
     updated_at: toIso(subject.updatedAt),
+  };
+}
+
+export function presentEventType(item: EventType, origin: string) {
+  return {
+    ...presentCatalogCommon(item, origin),
+    category: item.category,
+    default_state: item.defaultState,
+    geometry_type: item.geometryType,
+    is_collection: item.isCollection,
+    readonly: item.readonly,
+    version: '2',
+  };
+}
+
+export function presentEventCategory(category: EventCategory) {
+  return { id: category.id, value: category.value, display: category.display, ordernum: category.ordernum, is_active: category.isActive };
+}
+
+/** A v1 event type; its document is the stored template text. */
+export function presentEventTypeV1(type: EventTypeV1) {
+  return {
+    id: type.id,
+    value: type.value,
+    display: type.display,
+    category: type.category,
+    default_priority: type.defaultPriority,
+    is_active: type.isActive,
+    version: '1',
+    migrated_to: type.migratedTo,
+    schema: type.schemaText,
+    updated_at: toIso(type.updatedAt),
   };
 }

@@ -1,4 +1,4 @@
-import type { CatalogItem } from '../../domain/model.js';
+import type { CatalogItem, EventType } from '../../domain/model.js';
 import type { CatalogFilter, CatalogItemRepository } from '../../domain/ports.js';
 import { isUuid } from '../../domain/ids.js';
 import type { Executor } from '../rows.js';
@@ -51,6 +51,26 @@ export const patrolTypesTable: CatalogTable<CatalogItem> = {
   table: 'patrol_types',
   fromRow: (common) => common,
   toRow: commonToRow,
+};
+
+export const eventTypesTable: CatalogTable<EventType> = {
+  table: 'event_types',
+  fromRow: (common, row) => ({
+    ...common,
+    category: row.category as string,
+    defaultState: row.default_state as EventType['defaultState'],
+    geometryType: row.geometry_type as EventType['geometryType'],
+    isCollection: fromDbBool(row.is_collection),
+    readonly: fromDbBool(row.readonly),
+  }),
+  toRow: (item) => ({
+    ...commonToRow(item),
+    category: item.category,
+    default_state: item.defaultState,
+    geometry_type: item.geometryType,
+    is_collection: item.isCollection,
+    readonly: item.readonly,
+  }),
 };
 
 export class KnexCatalogItemRepository<T extends CatalogItem> implements CatalogItemRepository<T> {

@@ -19,6 +19,8 @@ export interface CatalogKind<T extends CatalogItem> {
   newItem(base: CatalogItem, fields: Partial<T>): T;
   /** Fields whose change is recorded in the history, with their API names. */
   tracked: ReadonlyArray<{ field: keyof T & string; apiName: string }>;
+  /** Cross-record rules checked before an item is saved (e.g. the category exists); throws InputError. */
+  check?(repos: Repositories, tenantId: string, item: T): Promise<void>;
   /** Other catalogs whose changes also change this catalog's list bodies (their versions join the ETag). */
   listDependsOn?: CatalogName[];
 }

@@ -10,6 +10,7 @@ import type { CatalogKind } from './kind.js';
 import { type CatalogDetailQuery, type CatalogListQuery, detailQueryKey, listQueryKey } from './queries.js';
 import { planRank } from './rank.js';
 import { EMPTY_ENVELOPE_TEXT } from './schema-write.js';
+import { presentOnly } from './input.js';
 
 /**
  * One schema-carrying catalog of a tenant: reads with database-derived validators, writes in
@@ -54,35 +55,50 @@ export class CatalogService<T extends CatalogItem> {
   async create(ctx: RequestContext, body: unknown): Promise<T> {
     const { tenantId } = requirePermission(ctx, this.kind.permissions.add);
     const fields = this.kind.readBody(body, 'create');
-    return this.write(tenantId, async (repos, now) => {
-      await this.assertValueFree(repos, tenantId, fields.value!, null);
-      const base: CatalogItem = {
-        id: randomUUID(), tenantId, value: fields.value!, display: fields.display ?? '', ordernum: null, icon: fields.icon ?? '',
-        defaultPriority: fields.defaultPriority ?? 0, isActive: fields.isActive ?? true, schema: fields.schema ?? EMPTY_ENVELOPE_TEXT,
-        revision: 1, createdAt: now, updatedAt: now,
-      };
-      const item = this.kind.newItem(base, fields);
-      await this.kind.repository(repos).insert(item);
-      await this.record(repos, ctx, item, 'created', now, null);
-      return item;
-    });
+    return this.write(tenantId, (repos, now) => this.createWithin(repos, ctx, tenantId, fields, now));
   }
 
   /** PUT and PATCH: only the fields present change; a write that changes nothing changes nothing. */
   async update(ctx: RequestContext, key: string, body: unknown, mode: 'replace' | 'patch'): Promise<T> {
     const { tenantId } = requirePermission(ctx, this.kind.permissions.change);
     const fields = this.kind.readBody(body, mode);
-    return this.write(tenantId, async (repos, now) => {
-      const current = await this.find(repos, tenantId, key, true);
-      if (fields.value !== undefined && fields.value !== current.value) await this.assertValueFree(repos, tenantId, fields.value, current.id);
-      const next: T = { ...current, ...definedOnly(fields) };
-      const changed = this.kind.tracked.filter(({ field }) => JSON.stringify(current[field]) !== JSON.stringify(next[field]));
-      if (changed.length === 0) return current;
-      const saved: T = { ...next, revision: current.revision + 1, updatedAt: Math.max(now, current.updatedAt + 1) };
-      await this.kind.repository(repos).update(saved);
-      await this.record(repos, ctx, saved, 'updated', saved.updatedAt, changed.map(({ field }) => field));
-      return saved;
-    });
+    return this.write(tenantId, async (repos, now) => this.updateWithin(repos, ctx, await this.find(repos, tenantId, key, true), fields, now));
+  }
+
+  /**
+   * Creates an item inside the caller's transaction (which holds the catalog lock and bumps the
+   * version afterwards): for writes that span catalogs, such as the v1 → v2 migration.
+   */
+  async createWithin(repos: Repositories, ctx: RequestContext, tenantId: string, fields: Partial<T>, now: number): Promise<T> {
+    await this.assertValueFree(repos, tenantId, fields.value!, null);
+    const base: CatalogItem = {
+      id: randomUUID(), tenantId, value: fields.value!, display: fields.display ?? '', ordernum: null, icon: fields.icon ?? '',
+      defaultPriority: fields.defaultPriority ?? 0, isActive: fields.isActive ?? true, schema: fields.schema ?? EMPTY_ENVELOPE_TEXT,
+      revision: 1, createdAt: now, updatedAt: now,
+    };
+    const item = this.kind.newItem(base, fields);
+    await this.kind.check?.(repos, tenantId, item);
+    await this.kind.repository(repos).insert(item);
+    await this.record(repos, ctx, item, 'created', now, null);
+    return item;
+  }
+
+  /** Applies the fields present to an item inside the caller's transaction; unchanged → untouched. */
+  async updateWithin(repos: Repositories, ctx: RequestContext, current: T, fields: Partial<T>, now: number): Promise<T> {
+    if (fields.value !== undefined && fields.value !== current.value) await this.assertValueFree(repos, current.tenantId, fields.value, current.id);
+    const next: T = { ...current, ...presentOnly(fields) };
+    const changed = this.kind.tracked.filter(({ field }) => JSON.stringify(current[field]) !== JSON.stringify(next[field]));
+    if (changed.length === 0) return current;
+    await this.kind.check?.(repos, current.tenantId, next);
+    const saved: T = { ...next, revision: current.revision + 1, updatedAt: Math.max(now, current.updatedAt + 1) };
+    await this.kind.repository(repos).update(saved);
+    await this.record(repos, ctx, saved, 'updated', saved.updatedAt, changed.map(({ field }) => field));
+    return saved;
+  }
+
+  /** Finds an item (deactivated included) inside the caller's transaction; null when absent. */
+  async findWithin(repos: Repositories, tenantId: string, key: string): Promise<T | null> {
+    return this.kind.repository(repos).find(tenantId, key);
   }
 
   async remove(ctx: RequestContext, key: string): Promise<void> {
@@ -161,10 +177,6 @@ export class CatalogService<T extends CatalogItem> {
       snapshot: changed ? null : pick(this.kind.tracked),
     });
   }
-}
-
-function definedOnly<T>(fields: Partial<T>): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
 /** Marks the transaction as changing the catalog whenever a mutating repository method runs. */

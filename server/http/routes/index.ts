@@ -1,6 +1,7 @@
 import type { Services } from '../../app.js';
 import { coreRoutes } from './core.js';
 import { patrolCatalogRoutes } from './patrol-catalog.js';
+import { eventTypeRoutes } from './event-types.js';
 import type { Route } from './types.js';
 
 export type { Route, Method } from './types.js';
@@ -10,5 +11,5 @@ export type { Route, Method } from './types.js';
  * where paths overlap (a literal segment such as `/types/schemas` before `/types/:key`).
  */
 export function routeTable(services: Services): Route[] {
-  return [...coreRoutes(services), ...patrolCatalogRoutes(services)];
+  return [...coreRoutes(services), ...patrolCatalogRoutes(services), ...eventTypeRoutes(services)];
 }

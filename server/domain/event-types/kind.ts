@@ -1,0 +1,67 @@
+import { BodyReader } from '../catalog/fields.js';
+import { COMMON_READ_ONLY, COMMON_WRITABLE, presentOnly, readCommonFields } from '../catalog/input.js';
+import type { CatalogKind } from '../catalog/kind.js';
+import type { EventType } from '../model.js';
+import { InputError } from '../errors.js';
+
+const STATES = ['new', 'active', 'resolved'] as const;
+const GEOMETRIES = ['Point', 'Polygon'] as const;
+
+/** Reads a v2 event type body: the common catalog fields plus the event attributes. */
+export function readEventTypeBody(body: unknown, mode: 'create' | 'replace' | 'patch'): Partial<EventType> {
+  const reader = BodyReader.of(body);
+  reader.rejectUnknown(
+    [...COMMON_WRITABLE, 'category', 'default_state', 'geometry_type', 'is_collection', 'readonly'],
+    [...COMMON_READ_ONLY, 'version'],
+  );
+  if (reader.has('version') && reader.body.version !== '2' && reader.body.version !== 2) {
+    reader.add('version', { code: 'invalid', message: 'Only version "2" event types live here.', hints: ['v1 event types belong under /api/v1.0/activity/events/eventtypes.'] });
+  }
+  const fields: Partial<EventType> = {
+    ...readCommonFields(reader, mode),
+    category: reader.string('category', { max: 50, pattern: /^[A-Za-z0-9_-]*$/, patternHint: 'A category slug: letters, digits, - and _.' }),
+    defaultState: reader.oneOf('default_state', STATES),
+    geometryType: reader.oneOf('geometry_type', GEOMETRIES),
+    isCollection: reader.boolean('is_collection'),
+    readonly: reader.boolean('readonly'),
+  };
+  reader.finish();
+  return presentOnly(fields);
+}
+
+/** The v2 event type catalog (CONTRACT §5): its list ETag also moves when any choice changes. */
+export const eventTypeKind: CatalogKind<EventType> = {
+  catalog: 'eventtypes',
+  label: 'event type',
+  repository: (repos) => repos.eventTypes,
+  permissions: { view: ['view_eventtype'], add: 'add_eventtype', change: 'change_eventtype', delete: 'delete_eventtype' },
+  readBody: readEventTypeBody,
+  newItem: (base, fields) => ({
+    ...base,
+    category: fields.category ?? '',
+    defaultState: fields.defaultState ?? 'new',
+    geometryType: fields.geometryType ?? 'Point',
+    isCollection: fields.isCollection ?? false,
+    readonly: fields.readonly ?? false,
+  }),
+  tracked: [
+    { field: 'value', apiName: 'value' },
+    { field: 'display', apiName: 'display' },
+    { field: 'category', apiName: 'category' },
+    { field: 'icon', apiName: 'icon' },
+    { field: 'defaultPriority', apiName: 'default_priority' },
+    { field: 'defaultState', apiName: 'default_state' },
+    { field: 'geometryType', apiName: 'geometry_type' },
+    { field: 'isCollection', apiName: 'is_collection' },
+    { field: 'isActive', apiName: 'is_active' },
+    { field: 'readonly', apiName: 'readonly' },
+    { field: 'schema', apiName: 'schema' },
+    { field: 'ordernum', apiName: 'ordernum' },
+  ],
+  listDependsOn: ['choices'],
+  async check(repos, tenantId, item) {
+    if (item.category && !(await repos.eventCategories.find(tenantId, item.category))) {
+      throw InputError.field('category', 'invalid_choice', `No event category "${item.category}".`, ['Create it at /api/v2.0/activity/eventcategories, or leave category empty.']);
+    }
+  },
+};
