@@ -103,7 +103,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   const runtime = await openRuntime(config, options);
   try {
     const bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
-    const demo = config.loadDemoData ? await loadDemoData({ store: runtime.store, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
+    const demo = config.loadDemoData ? await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
     const app = createApp(runtime.services);
     const server = http.createServer(app.callback());
     server.keepAliveTimeout = 5000;

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TENANT } from './bootstrap.js';
+import type { Services } from '../app.js';
+import { CLI_CLIENT_ID, DEFAULT_TENANT } from './bootstrap.js';
 import type { AdminService } from './admin.js';
-import type { Store } from './ports.js';
+import type { RequestContext } from './context.js';
 
 interface DemoUser {
   username: string;
@@ -14,29 +15,62 @@ interface DemoUser {
   permissions?: string[];
 }
 
+interface DemoSubject {
+  name: string;
+  subject_type: string;
+  subject_subtype: string;
+  groups: Array<{ name: string; patrol_leaders: boolean }>;
+}
+
 /**
  * Loads the demo data in `fixtures/demo/` into the default tenant, once: only while that
- * tenant holds nothing but its superuser. Returns a line per thing loaded.
+ * tenant holds nothing but its superuser. Everything goes through the services, as the
+ * superuser, so the demo data obeys every rule real data does. Returns a line per thing loaded.
  */
-export async function loadDemoData(deps: { store: Store; admin: AdminService }, fixturesDir: string): Promise<string[]> {
-  const tenant = await deps.store.repos.tenants.findByName(DEFAULT_TENANT);
+export async function loadDemoData(deps: { services: Services; admin: AdminService }, fixturesDir: string): Promise<string[]> {
+  const { store } = deps.services;
+  const tenant = await store.repos.tenants.findByName(DEFAULT_TENANT);
   if (!tenant) return [];
-  const users = await deps.store.repos.users.listInTenant(tenant.id);
-  if (users.some((user) => !user.isSuperuser)) return [];
+  const users = await store.repos.users.listInTenant(tenant.id);
+  const superuser = users.find((user) => user.isSuperuser);
+  const client = await store.repos.clients.findByClientId(CLI_CLIENT_ID);
+  if (!superuser || !client || users.some((user) => !user.isSuperuser)) return [];
+  const read = <T>(name: string): T => JSON.parse(fs.readFileSync(path.join(fixturesDir, name), 'utf8')) as T;
+  const ctx: RequestContext = {
+    requestId: 'demo-loader',
+    log: deps.services.logger,
+    principal: { kind: 'user', tenantId: tenant.id, user: superuser, profile: null, client, permissions: new Set(), isSuperuser: true },
+  };
   const loaded: string[] = [];
-  const file = JSON.parse(fs.readFileSync(path.join(fixturesDir, 'users.json'), 'utf8')) as { users: DemoUser[] };
-  for (const user of file.users) {
-    await deps.admin.createUser({
-      tenant: DEFAULT_TENANT,
-      username: user.username,
-      password: user.password,
-      firstName: user.first_name,
-      lastName: user.last_name,
-      email: user.email,
-      phone: user.phone,
-      permissions: user.permissions,
-    });
+
+  for (const user of read<{ users: DemoUser[] }>('users.json').users) {
+    await deps.admin.createUser({ tenant: DEFAULT_TENANT, username: user.username, password: user.password, firstName: user.first_name, lastName: user.last_name, email: user.email, phone: user.phone, permissions: user.permissions });
     loaded.push(`demo user ${user.username} (password ${user.password})`);
   }
+  const choices = read<unknown[]>('choices.json');
+  for (const choice of choices) await deps.services.choices.create(ctx, choice);
+  loaded.push(`${choices.length} choices`);
+  const subjects = read<{ subjects: DemoSubject[] }>('subjects.json').subjects;
+  for (const subject of subjects) {
+    await deps.services.subjects.create(tenant.id, {
+      name: subject.name,
+      subjectType: subject.subject_type,
+      subjectSubtype: subject.subject_subtype,
+      groups: subject.groups.map((group) => ({ name: group.name, patrolLeaders: group.patrol_leaders })),
+    });
+  }
+  loaded.push(`${subjects.length} subjects`);
+  const patrolTypes = read<unknown[]>('patrol-types.json');
+  for (const type of patrolTypes) await deps.services.patrolTypes.create(ctx, type);
+  loaded.push(`${patrolTypes.length} patrol types`);
+  const eventTypes = read<{ categories: unknown[]; event_types: unknown[] }>('event-types.json');
+  for (const category of eventTypes.categories) await deps.services.eventCategories.create(ctx, category);
+  for (const type of eventTypes.event_types) await deps.services.eventTypes.create(ctx, type);
+  const v1Files = fs.readdirSync(fixturesDir).filter((name) => name.endsWith('.v1.txt')).sort();
+  for (const file of v1Files) {
+    const value = file.replace(/\.v1\.txt$/, '');
+    await deps.services.eventTypesV1.create(ctx, { value, display: value.replace(/_/g, ' '), schema: fs.readFileSync(path.join(fixturesDir, file), 'utf8') });
+  }
+  loaded.push(`${eventTypes.event_types.length} v2 and ${v1Files.length} v1 event types`);
   return loaded;
 }

@@ -7,14 +7,28 @@ import { dialect, startTestServer } from '../helpers/server.js';
 t.test(`demo data loads once into the empty default tenant (${dialect})`, async (t) => {
   const s = await startTestServer(t);
   if (!s) return;
-  const { store, admin } = s.server.runtime;
+  const { services, admin } = s.server.runtime;
   const dir = path.join(packageRoot(), 'fixtures/demo');
-  const loaded = await loadDemoData({ store, admin }, dir);
-  t.same(loaded.map((line) => line.split(' ')[2]), ['ranger', 'analyst']);
+  const loaded = await loadDemoData({ services, admin }, dir);
+  t.same(loaded.slice(0, 2).map((line) => line.split(' ')[2]), ['ranger', 'analyst']);
+  t.match(loaded.join('\n'), /4 patrol types/);
   const ranger = await s.login('ranger', 'Demo-Acacia-Patrol-2026');
   t.equal((await s.json('/users/me', { token: ranger.access_token })).body.data.name, 'Wanjiru Kamau');
   t.equal((await s.json('/users/', { token: ranger.access_token })).status, 403, 'the ranger cannot list users');
   const analyst = await s.login('analyst', 'Demo-Baobab-Reports-2026');
   t.equal((await s.json('/users/', { token: analyst.access_token })).body.data.length, 3);
-  t.same(await loadDemoData({ store, admin }, dir), [], 'a tenant with users is left alone');
+  t.same(await loadDemoData({ services, admin }, dir), [], 'a tenant with users is left alone');
+  const types = await s.json('/api/v1.0/activity/patrols/types', { token: ranger.access_token });
+  t.same(types.body.map((type: { value: string }) => type.value).sort(), ['aerial_patrol', 'fence_patrol', 'routine_patrol', 'vehicle_patrol']);
+  const schemas = await s.json('/api/v1.0/activity/patrols/types/schemas?pre_render=true', { token: ranger.access_token });
+  t.equal(schemas.status, 200, 'every demo schema is valid and resolves');
+  const leaders = await s.json('/api/v1.0/activity/patrols/trackedby', { token: (await s.login()).access_token });
+  t.equal(leaders.body.properties.leader.enum.length, 3, 'three patrol leaders');
+  const sighting = await s.json('/api/v2.0/activity/eventtypes/wildlife_sighting/schema?pre_render=true', { token: ranger.access_token });
+  t.notMatch(JSON.stringify(sighting.body), /choices\.json/, 'the v2 demo type resolves every choice');
+  for (const value of ['fence_patrol_rep', 'snare_removal_rep']) {
+    t.equal((await s.json(`/api/v1.0/activity/events/schema/eventtype/${value}`, { token: ranger.access_token })).status, 200, `${value} renders`);
+    const migrated = await s.json('/api/v2.0/activity/eventtypes/migrate', { method: 'POST', token: (await s.login()).access_token, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ event_types: [value] }) });
+    t.same(migrated.body.results[0].errors, [], `${value} migrates`);
+  }
 });
