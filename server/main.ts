@@ -22,6 +22,7 @@ import { EventTypeV1Service } from './domain/event-types/v1.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
+import { openHotReads } from './db/hot-reads.js';
 import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
 
@@ -56,7 +57,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     await database.close();
     throw error;
   }
-  const store = createStore(database);
+  const hot = openHotReads(config.database, database.knex);
+  const store = createStore(database, hot);
   const users = new UserService({ store, clock, passwordHashCost: config.passwordHashCost, commonPasswords: loadCommonPasswords() });
   const oauth = new OAuthService({
     store,
@@ -84,7 +86,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     trustProxy: config.trustProxy,
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost });
-  return { config, database, store, services, admin, clock, close: () => database.close() };
+  const close = async () => {
+    hot.close();
+    await database.close();
+  };
+  return { config, database, store, services, admin, clock, close };
 }
 
 export interface RunningServer {

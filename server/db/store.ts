@@ -13,10 +13,11 @@ import { KnexThrottleRepository } from './repositories/throttle.js';
 import { KnexTokenRepository } from './repositories/tokens.js';
 import { KnexUserRepository } from './repositories/users.js';
 import type { Executor } from './rows.js';
+import type { HotReads } from './hot-reads.js';
 
-function repositoriesFor(db: Executor, dialect: Dialect): Repositories {
+function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Repositories {
   return {
-    catalog: translated(new KnexCatalogRepository(db, dialect)),
+    catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
     choices: translated(new KnexChoiceRepository(db)),
     eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable)),
     eventCategories: translated(new KnexEventCategoryRepository(db)),
@@ -24,18 +25,21 @@ function repositoriesFor(db: Executor, dialect: Dialect): Repositories {
     patrolTypes: translated(new KnexCatalogItemRepository(db, patrolTypesTable)),
     subjects: translated(new KnexSubjectRepository(db)),
     tenants: translated(new KnexTenantRepository(db)),
-    users: translated(new KnexUserRepository(db)),
+    users: translated(new KnexUserRepository(db, hot)),
     clients: translated(new KnexClientRepository(db)),
-    tokens: translated(new KnexTokenRepository(db)),
+    tokens: translated(new KnexTokenRepository(db, hot)),
     throttle: translated(new KnexThrottleRepository(db)),
   };
 }
 
-/** The Knex-backed store: repositories outside a transaction, and a runner for one. */
-export function createStore(database: Database): Store {
+/**
+ * The Knex-backed store: repositories outside a transaction (their hot-path reads through
+ * `hot` when given), and a runner whose repositories are bound to one transaction.
+ */
+export function createStore(database: Database, hot?: HotReads): Store {
   const { knex } = database;
   return {
-    repos: repositoriesFor(knex, database.dialect),
+    repos: repositoriesFor(knex, database.dialect, hot),
     async transaction(work) {
       try {
         return await knex.transaction((trx) => work(repositoriesFor(trx, database.dialect)));

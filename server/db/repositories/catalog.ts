@@ -3,6 +3,7 @@ import type { CatalogName, CatalogVersion, RevisionEntry } from '../../domain/mo
 import type { CatalogRepository } from '../../domain/ports.js';
 import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
+import type { HotReads } from '../hot-reads.js';
 import { fromDbMillis } from '../time.js';
 
 type Row = Record<string, unknown>;
@@ -25,10 +26,11 @@ export class KnexCatalogRepository implements CatalogRepository {
   constructor(
     private readonly db: Executor,
     private readonly dialect: Dialect,
+    private readonly hot?: HotReads,
   ) {}
 
   async version(tenantId: string, catalog: CatalogName): Promise<CatalogVersion> {
-    const row = await this.db('catalog_versions').select('version', 'last_modified').where({ tenant_id: tenantId, catalog }).first();
+    const row = this.hot ? await this.hot.catalogVersion(tenantId, catalog) : await this.db('catalog_versions').select('version', 'last_modified').where({ tenant_id: tenantId, catalog }).first();
     return row ? { version: fromDbMillis(row.version), lastModified: fromDbMillis(row.last_modified) } : { version: 0, lastModified: 0 };
   }
 

@@ -1,6 +1,7 @@
 import type { AccessTokenRecord, AuthorizationCodeRecord, RefreshTokenRecord } from '../../domain/model.js';
 import type { ActiveAccessToken, TokenRepository } from '../../domain/ports.js';
 import type { Executor } from '../rows.js';
+import type { HotReads } from '../hot-reads.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 import { CLIENT_COLUMNS, type ClientRow, toClient } from './clients.js';
 import { USER_COLUMNS, type UserRow, toUser } from './users.js';
@@ -58,7 +59,10 @@ function unprefix(row: Row, prefix: string): Row {
 }
 
 export class KnexTokenRepository implements TokenRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly hot?: HotReads,
+  ) {}
 
   async insertAccessToken(r: AccessTokenRecord): Promise<void> {
     await this.db('oauth_access_tokens').insert({
@@ -78,7 +82,17 @@ export class KnexTokenRepository implements TokenRepository {
 
   /** One round trip for the hot path of every authenticated request. */
   async findAccessTokenWithOwner(tokenHash: string): Promise<ActiveAccessToken | null> {
-    const row = (await this.db('oauth_access_tokens as t')
+    const row = this.hot ? await this.hot.accessTokenWithOwner(tokenHash) : await this.joinedToken(tokenHash);
+    if (!row) return null;
+    return {
+      token: toAccess(row),
+      user: toUser(unprefix(row, 'u__') as unknown as UserRow),
+      client: toClient(unprefix(row, 'c__') as unknown as ClientRow),
+    };
+  }
+
+  private async joinedToken(tokenHash: string): Promise<Row | undefined> {
+    return (await this.db('oauth_access_tokens as t')
       .join('users as u', 'u.id', 't.user_id')
       .join('oauth_clients as c', 'c.id', 't.client_pk')
       .where('t.token_hash', tokenHash)
@@ -87,12 +101,6 @@ export class KnexTokenRepository implements TokenRepository {
         ...USER_COLUMNS.map((column) => `u.${column} as u__${column}`),
         ...CLIENT_COLUMNS.map((column) => `c.${column} as c__${column}`),
       ])) as Row | undefined;
-    if (!row) return null;
-    return {
-      token: toAccess(row),
-      user: toUser(unprefix(row, 'u__') as unknown as UserRow),
-      client: toClient(unprefix(row, 'c__') as unknown as ClientRow),
-    };
   }
 
   async findAccessToken(tokenHash: string): Promise<AccessTokenRecord | null> {

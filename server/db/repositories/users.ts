@@ -1,6 +1,7 @@
 import type { User } from '../../domain/model.js';
 import type { UserRepository } from '../../domain/ports.js';
 import type { Executor } from '../rows.js';
+import type { HotReads } from '../hot-reads.js';
 import { fromDbBool, fromDbMillis } from '../time.js';
 
 export interface UserRow {
@@ -58,7 +59,10 @@ function toRow(user: User): UserRow {
 }
 
 export class KnexUserRepository implements UserRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly hot?: HotReads,
+  ) {}
 
   async findInTenant(tenantId: string, userId: string): Promise<User | null> {
     const row = await this.db<UserRow>('users').where({ tenant_id: tenantId, id: userId }).first();
@@ -85,6 +89,7 @@ export class KnexUserRepository implements UserRepository {
   }
 
   async permissionsOf(userId: string): Promise<string[]> {
+    if (this.hot) return this.hot.permissionsOf(userId);
     const rows = await this.db('user_permissions').select('codename').where({ user_id: userId });
     return rows.map((row: { codename: string }) => row.codename);
   }
