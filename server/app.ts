@@ -11,6 +11,11 @@ import type { EventType, PatrolType } from './domain/model.js';
 import type { EventCategoryService } from './domain/event-types/categories.js';
 import type { EventTypeMigrationService } from './domain/event-types/migration.js';
 import type { EventTypeV1Service } from './domain/event-types/v1.js';
+import type { PatrolService } from './domain/patrols/service.js';
+import type { PatrolNoteService } from './domain/patrols/notes.js';
+import type { PatrolFileService } from './domain/patrols/files.js';
+import type { SensorService } from './domain/sensors/service.js';
+import type { FileStore } from './storage/file-store.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { type BodyLimits, parseBody } from './http/middleware/body.js';
 import { errorMapping } from './http/middleware/errors.js';
@@ -30,6 +35,12 @@ export interface Services {
   eventCategories: EventCategoryService;
   eventTypesV1: EventTypeV1Service;
   eventTypeMigration: EventTypeMigrationService;
+  patrols: PatrolService;
+  patrolNotes: PatrolNoteService;
+  patrolFiles: PatrolFileService;
+  sensors: SensorService;
+  /** Content-addressed uploads under the data directory (camera-trap images; patrol files). */
+  files: FileStore;
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;

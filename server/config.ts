@@ -23,6 +23,10 @@ export interface Config {
   readonly passwordHashCost: number;
   readonly throttle: ThrottleConfig;
   readonly loadDemoData: boolean;
+  /** How often the automatic-done sweep runs; 0 turns it off. */
+  readonly patrolSweepSeconds: number;
+  /** Largest patrol file upload (413 beyond). */
+  readonly maxFileBytes: number;
 }
 
 export type DatabaseConfig =
@@ -84,6 +88,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       windowSeconds: DEFAULTS.throttle.windowSeconds,
     },
     loadDemoData: overrides.loadDemoData ?? false,
+    maxFileBytes: integer(env.FIELDOPS_MAX_FILE_BYTES, 'FIELDOPS_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 ** 31),
+    patrolSweepSeconds: integer(env.FIELDOPS_PATROL_SWEEP_SECONDS, 'FIELDOPS_PATROL_SWEEP_SECONDS', 60, 0, 86400),
   };
   return deepFreeze(config);
 }

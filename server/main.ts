@@ -19,12 +19,18 @@ import { eventTypeKind } from './domain/event-types/kind.js';
 import { EventCategoryService } from './domain/event-types/categories.js';
 import { EventTypeMigrationService } from './domain/event-types/migration.js';
 import { EventTypeV1Service } from './domain/event-types/v1.js';
+import { PatrolService } from './domain/patrols/service.js';
+import { PatrolNoteService } from './domain/patrols/notes.js';
+import { PatrolFileService } from './domain/patrols/files.js';
+import { PatrolSweeper } from './domain/patrols/sweep.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
 import { openHotReads } from './db/hot-reads.js';
 import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
+import { SensorService } from './domain/sensors/service.js';
+import { FileStore } from './storage/file-store.js';
 
 /**
  * The composition root: config → database → store → services → app. Nothing else wires
@@ -36,6 +42,7 @@ export interface Runtime {
   store: Store;
   services: Services;
   admin: AdminService;
+  sweeper: PatrolSweeper;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -70,6 +77,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     throttle: config.throttle,
   });
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
+  const patrols = new PatrolService({ store, clock });
+  const files = await FileStore.open(path.join(config.dataDir, 'files'));
   const services: Services = {
     store,
     oauth,
@@ -81,6 +90,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     eventCategories: new EventCategoryService({ store, clock }),
     eventTypesV1: new EventTypeV1Service({ store, clock }),
     eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
+    patrols,
+    patrolNotes: new PatrolNoteService({ store, clock, patrols }),
+    patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
+    sensors: new SensorService({ store, clock }),
+    files,
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,
@@ -90,7 +104,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     hot.close();
     await database.close();
   };
-  return { config, database, store, services, admin, clock, close };
+  const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });
+  return { config, database, store, services, admin, sweeper, clock, close };
 }
 
 export interface RunningServer {
@@ -111,6 +126,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     const bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
     const demo = config.loadDemoData ? await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
     const app = createApp(runtime.services);
+    runtime.sweeper.start(config.patrolSweepSeconds);
     const server = http.createServer(app.callback());
     server.keepAliveTimeout = 5000;
     server.requestTimeout = 60000;
@@ -138,6 +154,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
           await stopped;
           clearInterval(sweep);
           clearTimeout(grace);
+          await runtime.sweeper.stop();
           await runtime.close();
         })()),
     };

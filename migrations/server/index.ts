@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import * as foundation from './20261121_0001_foundation.js';
 import * as catalogs from './20261121_0002_catalogs.js';
 import * as eventTypes from './20261121_0003_event_types.js';
+import * as sensors from './20261121_0004_sensors.js';
+import * as patrols from './20261121_0005_patrols.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -11,4 +13,6 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261121_0001_foundation', migration: foundation },
   { name: '20261121_0002_catalogs', migration: catalogs },
   { name: '20261121_0003_event_types', migration: eventTypes },
+  { name: '20261121_0004_sensors', migration: sensors },
+  { name: '20261121_0005_patrols', migration: patrols },
 ];

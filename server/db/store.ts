@@ -14,10 +14,16 @@ import { KnexTokenRepository } from './repositories/tokens.js';
 import { KnexUserRepository } from './repositories/users.js';
 import type { Executor } from './rows.js';
 import type { HotReads } from './hot-reads.js';
+import { KnexPatrolRepository } from './repositories/patrols.js';
+import { KnexSensorRepository } from './repositories/sensors.js';
+import { KnexObservationRepository } from './repositories/observations.js';
+import { KnexSensorSubjectRepository } from './repositories/sensors-subjects.js';
+import { KnexEventRepository } from './repositories/events.js';
 
 function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
+    patrols: translated(new KnexPatrolRepository(db)),
     choices: translated(new KnexChoiceRepository(db)),
     eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable)),
     eventCategories: translated(new KnexEventCategoryRepository(db)),
@@ -29,6 +35,10 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     clients: translated(new KnexClientRepository(db)),
     tokens: translated(new KnexTokenRepository(db, hot)),
     throttle: translated(new KnexThrottleRepository(db)),
+    sensors: translated(new KnexSensorRepository(db)),
+    observations: translated(new KnexObservationRepository(db)),
+    sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
+    events: translated(new KnexEventRepository(db)),
   };
 }
 

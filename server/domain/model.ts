@@ -81,7 +81,8 @@ export interface AuthorizationCodeRecord {
 }
 
 /** The catalogs whose versions drive validators. */
-export type CatalogName = 'patroltypes' | 'eventtypes' | 'choices' | 'subjects';
+/** (`patrols` is not a cached catalog: its row serialises serial-number assignment.) */
+export type CatalogName = 'patroltypes' | 'eventtypes' | 'choices' | 'subjects' | 'patrols';
 
 export interface CatalogVersion {
   version: number;
@@ -182,4 +183,89 @@ export interface EventTypeV1 {
   migratedTo: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A sensor provider: an integration or device family, created on first sight of its key. */
+export interface SensorProvider {
+  id: string;
+  tenantId: string;
+  key: string;
+  /** The path type it was first seen under (gps-radio, radioagent, camera-trap, ...). */
+  providerType: string;
+  /** The latest heartbeat message, verbatim. */
+  lastHeartbeat: Record<string, unknown> | null;
+  lastHeartbeatAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One device of a provider, by its manufacturer id; `subjectId` is whom it tracks now. */
+export interface SensorSource {
+  id: string;
+  tenantId: string;
+  providerId: string;
+  manufacturerId: string;
+  sourceType: string;
+  modelName: string;
+  subjectId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One fix of a source; (sourceId, recordedAt) is unique. */
+export interface Observation {
+  id: string;
+  tenantId: string;
+  sourceId: string;
+  subjectId: string | null;
+  recordedAt: number;
+  latitude: number;
+  longitude: number;
+  additional: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** A subject's newest position and newest radio state (each from the newest observation carrying it). */
+export interface SubjectStatus {
+  subjectId: string;
+  tenantId: string;
+  sourceId: string | null;
+  recordedAt: number;
+  latitude: number;
+  longitude: number;
+  radioRecordedAt: number | null;
+  radioState: Record<string, unknown> | null;
+  updatedAt: number;
+}
+
+/** An event (CONTRACT §5b): camera-trap reports today; patrol segment events extend it. */
+export interface ActivityEvent {
+  id: string;
+  tenantId: string;
+  /** The event type's `value`. */
+  eventType: string;
+  title: string;
+  time: number;
+  latitude: number | null;
+  longitude: number | null;
+  priority: number;
+  state: 'new' | 'active' | 'resolved';
+  eventDetails: Record<string, unknown>;
+  createdByUserId: string | null;
+  createdByClientId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A stored file attached to an event; `path` is relative to the file store's root. */
+export interface EventFile {
+  id: string;
+  tenantId: string;
+  eventId: string;
+  sha256: string;
+  path: string;
+  size: number;
+  contentType: string;
+  filename: string;
+  createdAt: number;
 }

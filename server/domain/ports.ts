@@ -16,6 +16,9 @@ import type {
   Tenant,
   User,
 } from './model.js';
+import type { ActivityEvent, EventFile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
+
+import type { PatrolRepository } from './patrols/ports.js';
 
 /**
  * What the services need from storage, named for intent. One Knex implementation lives in
@@ -28,6 +31,7 @@ export interface TenantRepository {
 }
 
 export interface UserRepository {
+  findManyInTenant(tenantId: string, ids: readonly string[]): Promise<User[]>;
   findInTenant(tenantId: string, userId: string): Promise<User | null>;
   /** Usernames are unique across the service: this is how a login finds its tenant. */
   findByUsername(username: string): Promise<User | null>;
@@ -103,6 +107,7 @@ export interface CatalogFilter {
 
 /** Storage of one schema-carrying catalog (patrol types, event types). */
 export interface CatalogItemRepository<T extends CatalogItem> {
+  findMany(tenantId: string, ids: readonly string[]): Promise<T[]>;
   /** Ordered by ordernum (nulls last), then display, then value. */
   list(tenantId: string, filter: CatalogFilter): Promise<T[]>;
   /** By UUID or by value. */
@@ -116,6 +121,7 @@ export interface CatalogItemRepository<T extends CatalogItem> {
 }
 
 export interface SubjectRepository {
+  findMany(tenantId: string, ids: readonly string[]): Promise<Subject[]>;
   /** Active subjects of the tenant's patrol-leader groups; limited to groups the user may view unless null. */
   patrolLeaders(tenantId: string, viewerUserId: string | null): Promise<Subject[]>;
   insertSubject(subject: Subject): Promise<void>;
@@ -154,6 +160,7 @@ export interface EventTypeV1Repository {
 }
 
 export interface Repositories {
+  patrols: PatrolRepository;
   eventTypes: CatalogItemRepository<EventType>;
   eventCategories: EventCategoryRepository;
   eventTypesV1: EventTypeV1Repository;
@@ -166,6 +173,10 @@ export interface Repositories {
   clients: ClientRepository;
   tokens: TokenRepository;
   throttle: ThrottleRepository;
+  sensors: SensorRepository;
+  observations: ObservationRepository;
+  sensorSubjects: SensorSubjectRepository;
+  events: EventRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */
@@ -177,4 +188,81 @@ export interface Store {
   /** Cheap reachability probe for readiness. */
   ping(): Promise<void>;
   pendingMigrations(): Promise<string[]>;
+}
+
+// ---- Sensors and events (issue 6) ----
+
+export interface NewSourceSpec {
+  manufacturerId: string;
+  sourceType: string;
+  modelName: string;
+}
+
+/** A subject's newest fix of a batch (and newest radio state, when one carried it). */
+export interface SubjectStatusUpdate {
+  subjectId: string;
+  tenantId: string;
+  sourceId: string;
+  recordedAt: number;
+  latitude: number;
+  longitude: number;
+  radioRecordedAt: number | null;
+  radioState: Record<string, unknown> | null;
+  at: number;
+}
+
+export interface SensorRepository {
+  /** The tenant's provider for `key`, created on first sight; concurrent first sights agree on one row. */
+  ensureProvider(tenantId: string, key: string, providerType: string, at: number): Promise<SensorProvider>;
+  /** The provider's sources by manufacturer id, creating the missing ones (in a stable order). */
+  ensureSources(tenantId: string, providerId: string, specs: readonly NewSourceSpec[], at: number): Promise<Map<string, SensorSource>>;
+  assignSubject(sourceId: string, subjectId: string, at: number): Promise<void>;
+  recordHeartbeat(providerId: string, message: Record<string, unknown>, at: number): Promise<void>;
+  /** Upserts each subject's status; an older position or radio state never replaces a newer one. */
+  advanceSubjectStatus(updates: readonly SubjectStatusUpdate[]): Promise<void>;
+  /** Claims an image for a camera-trap report; false when the tenant already has those bytes. */
+  claimCameraImage(tenantId: string, sha256: string, eventId: string, providerId: string, at: number): Promise<boolean>;
+}
+
+export interface ObservationFilter {
+  sourceId: string | null;
+  subjectId: string | null;
+  /** Inclusive bounds on recorded_at, epoch ms. */
+  since: number | null;
+  until: number | null;
+  newestFirst: boolean;
+}
+
+export interface ObservationRepository {
+  /** Inserts, skipping every (source, recorded_at) already stored; returns how many were new. */
+  insertNew(observations: readonly Observation[]): Promise<number>;
+  list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]>;
+  count(tenantId: string, filter: ObservationFilter): Promise<number>;
+}
+
+export interface SubjectWithStatus {
+  subject: Subject;
+  status: SubjectStatus | null;
+  groups: string[];
+}
+
+/** The subject reads and writes sensor intake needs beyond SubjectRepository. */
+export interface SensorSubjectRepository {
+  findByIds(tenantId: string, ids: readonly string[]): Promise<Subject[]>;
+  /** Subjects of the tenant with these names, oldest first. */
+  findByNames(tenantId: string, names: readonly string[]): Promise<Subject[]>;
+  /** Names of the groups each subject belongs to. */
+  groupNamesOf(subjectIds: readonly string[]): Promise<Map<string, string[]>>;
+  updateKind(tenantId: string, subjectId: string, subjectType: string, subjectSubtype: string, at: number): Promise<void>;
+  listWithStatus(tenantId: string, includeInactive: boolean): Promise<SubjectWithStatus[]>;
+  findWithStatus(tenantId: string, id: string): Promise<SubjectWithStatus | null>;
+}
+
+/** Events and their files (CONTRACT §5b); the patrols work extends this. */
+export interface EventRepository {
+  insert(event: ActivityEvent): Promise<void>;
+  find(tenantId: string, id: string): Promise<ActivityEvent | null>;
+  touch(tenantId: string, id: string, at: number): Promise<void>;
+  attachFile(file: EventFile): Promise<void>;
+  filesOf(tenantId: string, eventId: string): Promise<EventFile[]>;
 }

@@ -100,6 +100,11 @@ export class KnexCatalogItemRepository<T extends CatalogItem> implements Catalog
     return row ? this.map(row) : null;
   }
 
+  async findMany(tenantId: string, ids: readonly string[]): Promise<T[]> {
+    if (ids.length === 0) return [];
+    return (await this.db(this.spec.table).where({ tenant_id: tenantId }).whereIn('id', [...ids])).map(this.map);
+  }
+
   async insert(item: T): Promise<void> {
     await this.db(this.spec.table).insert(this.spec.toRow(item));
   }

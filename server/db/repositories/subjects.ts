@@ -31,6 +31,11 @@ export class KnexSubjectRepository implements SubjectRepository {
     return rows.map(toSubject);
   }
 
+  async findMany(tenantId: string, ids: readonly string[]): Promise<Subject[]> {
+    if (ids.length === 0) return [];
+    return (await this.db('subjects').where({ tenant_id: tenantId }).whereIn('id', [...ids])).map(toSubject);
+  }
+
   async insertSubject(subject: Subject): Promise<void> {
     await this.db('subjects').insert({
       id: subject.id,

@@ -69,6 +69,11 @@ export class KnexUserRepository implements UserRepository {
     return row ? toUser(row) : null;
   }
 
+  async findManyInTenant(tenantId: string, ids: readonly string[]): Promise<User[]> {
+    if (ids.length === 0) return [];
+    return (await this.db<UserRow>('users').where({ tenant_id: tenantId }).whereIn('id', [...ids])).map(toUser);
+  }
+
   async findByUsername(username: string): Promise<User | null> {
     const row = await this.db<UserRow>('users').where({ username }).first();
     return row ? toUser(row) : null;

@@ -2,6 +2,8 @@ import type { Services } from '../../app.js';
 import { coreRoutes } from './core.js';
 import { patrolCatalogRoutes } from './patrol-catalog.js';
 import { eventTypeRoutes } from './event-types.js';
+import { patrolRoutes } from './patrols.js';
+import { sensorRoutes } from './sensors.js';
 import type { Route } from './types.js';
 
 export type { Route, Method } from './types.js';
@@ -11,5 +13,5 @@ export type { Route, Method } from './types.js';
  * where paths overlap (a literal segment such as `/types/schemas` before `/types/:key`).
  */
 export function routeTable(services: Services): Route[] {
-  return [...coreRoutes(services), ...patrolCatalogRoutes(services), ...eventTypeRoutes(services)];
+  return [...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...sensorRoutes(services)];
 }

@@ -1,0 +1,218 @@
+/**
+ * Sensor intake benchmark (issue 6): sustained observations per second through
+ * `POST /sensors/gps-radio/<key>/status` (batches of 100, 4 concurrent senders, fixed duration),
+ * against the bare database insert rate measured in the same run (the same batches inserted
+ * with the server's own statement, INSERT ... ON CONFLICT DO NOTHING, by 4 concurrent writers on
+ * a database opened exactly as the server opens it). Every 10th request of a sender repeats its
+ * previous batch (a client retry), which must store nothing. At the end the database is
+ * counted: every acknowledged observation must be there once, and nothing else.
+ *
+ *   node dist/bench/sensors.js [--dialect sqlite|postgres] [--seconds 10] [--senders 4] [--batch 100]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import knexFactory from 'knex';
+import { Pool } from 'undici';
+import { parseDatabase } from '../server/config.js';
+import { openDatabase } from '../server/db/knex.js';
+import { migrateToLatest } from '../server/db/migrate.js';
+import { repoRoot, startChild } from './lib/processes.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const dialect = args.get('dialect') ?? 'sqlite';
+const seconds = Number(args.get('seconds') ?? 10);
+const senders = Number(args.get('senders') ?? 4);
+const batchSize = Number(args.get('batch') ?? 100);
+const pgAdminUrl = process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PASSWORD = 'Bench-Sensors-Pass-1';
+const SOURCES_PER_SENDER = 10;
+const START = Date.UTC(2026, 0, 1);
+
+async function freshDatabase(): Promise<{ location: string; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-'));
+    return { location: path.join(dir, 'bench.sqlite3'), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `fieldops_bench_${randomUUID().slice(0, 8)}`;
+  const admin = knexFactory({ client: 'pg', connection: pgAdminUrl });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  await admin.destroy();
+  const url = new URL(pgAdminUrl);
+  url.pathname = `/${name}`;
+  return {
+    location: url.toString(),
+    drop: async () => {
+      const dropper = knexFactory({ client: 'pg', connection: pgAdminUrl });
+      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.destroy();
+    },
+  };
+}
+
+/** The n-th batch of a sender: fresh (source, recorded_at) pairs, spread over its sources. */
+function batchOf(sender: number, n: number) {
+  return Array.from({ length: batchSize }, (_, i) => {
+    const seq = n * batchSize + i;
+    return {
+      manufacturerId: `s${sender}-collar-${seq % SOURCES_PER_SENDER}`,
+      recordedAt: START + seq * 1000,
+      lat: -1.3 + (seq % 1000) / 1e5,
+      lon: 36.8 + (seq % 777) / 1e5,
+      subject: `S${sender} animal ${seq % SOURCES_PER_SENDER}`,
+    };
+  });
+}
+
+interface Run {
+  observations: number;
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  latencyMs: { p50: number; p99: number };
+}
+
+function summarise(observations: number, requests: number, started: bigint, latencies: number[]): Run {
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Math.round((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0) * 10) / 10;
+  return { observations, requests, seconds: elapsed, perSecond: observations / elapsed, latencyMs: { p50: at(0.5), p99: at(0.99) } };
+}
+
+/** The baseline: the same rows, the same statement, straight into the database. */
+async function bareInserts(): Promise<Run & { stored: number }> {
+  const db = await freshDatabase();
+  const database = openDatabase(parseDatabase(db.location, path.dirname(db.location)));
+  try {
+    const { knex } = database;
+    await migrateToLatest(knex);
+    const tenantId = randomUUID();
+    const providerId = randomUUID();
+    const now = Date.now();
+    await knex('tenants').insert({ id: tenantId, name: 'bench', created_at: now });
+    await knex('sensor_providers').insert({ id: providerId, tenant_id: tenantId, provider_key: 'bench', provider_type: 'gps-radio', created_at: now, updated_at: now });
+    const sources = new Map<string, string>();
+    for (let sender = 0; sender < senders; sender++) {
+      for (let i = 0; i < SOURCES_PER_SENDER; i++) {
+        const id = randomUUID();
+        sources.set(`s${sender}-collar-${i}`, id);
+        await knex('sensor_sources').insert({ id, tenant_id: tenantId, provider_id: providerId, manufacturer_id: `s${sender}-collar-${i}`, source_type: 'tracking-device', created_at: now, updated_at: now });
+      }
+    }
+    let observations = 0;
+    let requests = 0;
+    const latencies: number[] = [];
+    const deadline = Date.now() + seconds * 1000;
+    const started = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: senders }, async (_, sender) => {
+      for (let n = 0; Date.now() < deadline; n++) {
+        const t0 = process.hrtime.bigint();
+        const rows = batchOf(sender, n).map((o) => ({
+          id: randomUUID(), tenant_id: tenantId, source_id: sources.get(o.manufacturerId)!, subject_id: null, recorded_at: o.recordedAt,
+          latitude: o.lat, longitude: o.lon, additional: '{}', created_at: Date.now(),
+        }));
+        const created = await knex.transaction((trx) => trx('observations').insert(rows).onConflict(['source_id', 'recorded_at']).ignore().returning('id'));
+        observations += created.length;
+        requests++;
+        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }));
+    const run = summarise(observations, requests, started, latencies);
+    const row = await knex('observations').count({ n: '*' }).first();
+    return { ...run, stored: Number(row?.n ?? 0) };
+  } finally {
+    await database.close();
+    await db.drop();
+  }
+}
+
+/** Through the server: HTTP, JSON, validation, sources, subjects, status, one transaction a batch. */
+async function intake() {
+  const db = await freshDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-data-'));
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
+  const child = await startChild([path.join(repoRoot, 'bin/fieldops.js'), 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
+  let stopped: Promise<void> | null = null;
+  const stopServer = () => (stopped ??= child.stop());
+  const origin = child.match[1]!;
+  try {
+    const login = await fetch(`${origin}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: PASSWORD }) });
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+    const pool = new Pool(origin, { connections: senders, pipelining: 1 });
+    const statuses: Record<number, number> = {};
+    let acknowledged = 0;
+    let requests = 0;
+    let retries = 0;
+    const problems: string[] = [];
+    const latencies: number[] = [];
+    const send = async (sender: number, n: number) => {
+      const body = JSON.stringify(batchOf(sender, n).map((o) => ({ manufacturer_id: o.manufacturerId, recorded_at: new Date(o.recordedAt).toISOString(), location: { lat: o.lat, lon: o.lon }, subject_name: o.subject })));
+      const t0 = process.hrtime.bigint();
+      const response = await pool.request({ method: 'POST', path: '/sensors/gps-radio/bench-collars/status', headers, body });
+      const text = await response.body.text();
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
+      requests++;
+      return { status: response.statusCode, created: response.statusCode < 300 ? (JSON.parse(text) as { data: { created: number } }).data.created : -1 };
+    };
+    const deadline = Date.now() + seconds * 1000;
+    const started = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: senders }, async (_, sender) => {
+      for (let n = 0; Date.now() < deadline; n++) {
+        const fresh = await send(sender, n);
+        if (fresh.status !== 201 || fresh.created !== batchSize) problems.push(`sender ${sender} batch ${n}: ${fresh.status} created ${fresh.created}`);
+        else acknowledged += fresh.created;
+        if (n % 10 === 9) {
+          const retry = await send(sender, n);
+          retries++;
+          if (retry.status !== 200 || retry.created !== 0) problems.push(`sender ${sender} retry of ${n}: ${retry.status} created ${retry.created}`);
+        }
+      }
+    }));
+    const run = summarise(acknowledged, requests, started, latencies);
+    await pool.close();
+    // Graceful: the server finishes in-flight requests and closes the database first.
+    await stopServer();
+    const knex = dialect === 'sqlite' ? knexFactory({ client: 'better-sqlite3', connection: { filename: db.location }, useNullAsDefault: true }) : knexFactory({ client: 'pg', connection: db.location });
+    const counted = await knex('observations').count({ n: '*' }).first();
+    const distinct = await knex.from(knex('observations').distinct('source_id', 'recorded_at').as('d')).count({ n: '*' }).first();
+    await knex.destroy();
+    return { ...run, retries, statuses, problems, stored: Number(counted?.n ?? 0), distinct: Number(distinct?.n ?? 0) };
+  } finally {
+    await stopServer();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    await db.drop();
+  }
+}
+
+process.stderr.write(`bare inserts on ${dialect} (${senders} writers, batches of ${batchSize}, ${seconds}s)...\n`);
+const bare = await bareInserts();
+process.stderr.write(`intake through fieldops on ${dialect} (${senders} senders, batches of ${batchSize}, ${seconds}s)...\n`);
+const served = await intake();
+const lost = served.observations - served.stored;
+const duplicated = served.stored - served.distinct;
+const ok = lost === 0 && duplicated === 0 && served.problems.length === 0 && bare.stored === bare.observations;
+
+console.log(`\nSensor intake on ${dialect}: ${senders} concurrent senders, batches of ${batchSize}, ${seconds}s each (${os.cpus().length} cores)\n`);
+console.log('| measurement | observations/s | batches/s | p50 ms | p99 ms | observations | stored |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+const line = (name: string, run: Run, stored: number) =>
+  console.log(`| ${name} | ${Math.round(run.perSecond)} | ${(run.requests / run.seconds).toFixed(1)} | ${run.latencyMs.p50} | ${run.latencyMs.p99} | ${run.observations} | ${stored} |`);
+line('bare database insert', bare, bare.stored);
+line('fieldops intake (HTTP)', served, served.stored);
+console.log(`\nratio fieldops / bare: ${((served.perSecond / bare.perSecond) * 100).toFixed(1)}%`);
+console.log(`retried batches: ${served.retries} (each answered 200, nothing stored); statuses ${JSON.stringify(served.statuses)}`);
+console.log(`acknowledged ${served.observations}, stored ${served.stored}: lost ${lost}, duplicated ${duplicated}${ok ? ' (OK)' : ' (FAILED)'}`);
+for (const problem of served.problems.slice(0, 10)) console.log(`problem: ${problem}`);
+
+const outDir = path.join(repoRoot, 'bench/results');
+fs.mkdirSync(outDir, { recursive: true });
+const { problems, ...intakeResult } = served;
+fs.writeFileSync(
+  path.join(outDir, `sensors-${dialect}.json`),
+  JSON.stringify({ dialect, senders, batchSize, seconds, cores: os.cpus().length, bare, intake: { ...intakeResult, problems: problems.length }, ratio: served.perSecond / bare.perSecond, lost, duplicated, ok, at: new Date().toISOString() }, null, 2),
+);
+if (!ok) process.exitCode = 1;

@@ -1,0 +1,168 @@
+import type { Knex } from 'knex';
+import type { PatrolRepository, ResolvedPatrolFilter } from '../../domain/patrols/ports.js';
+import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from '../../domain/patrols/model.js';
+import type { Executor } from '../rows.js';
+import { fileRow, noteRow, patrolRow, segmentRow, toFile, toNote, toPatrol, toSegment, toUpdate, updateRow } from './patrol-rows.js';
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export class KnexPatrolRepository implements PatrolRepository {
+  constructor(private readonly db: Executor) {}
+
+  async nextSerialNumber(tenantId: string): Promise<number> {
+    const row = await this.db('patrols').max({ last: 'serial_number' }).where({ tenant_id: tenantId }).first();
+    return Number(row?.last ?? 0) + 1;
+  }
+
+  async insertPatrol(patrol: Patrol): Promise<void> {
+    await this.db('patrols').insert(patrolRow(patrol));
+  }
+
+  async updatePatrol(patrol: Patrol): Promise<void> {
+    const { id, tenant_id, created_at, serial_number, ...changes } = patrolRow(patrol);
+    await this.db('patrols').where({ id, tenant_id }).update(changes);
+  }
+
+  async findPatrol(tenantId: string, id: string): Promise<Patrol | null> {
+    const row = await this.db('patrols').where({ tenant_id: tenantId, id }).first();
+    return row ? toPatrol(row) : null;
+  }
+
+  async listPatrols(tenantId: string, filter: ResolvedPatrolFilter, now: number, page: { offset: number; limit: number }) {
+    const query = this.db('patrols').where('patrols.tenant_id', tenantId);
+    this.applyFilter(query, filter, now);
+    const count = await query.clone().count({ n: '*' }).first();
+    const rows = await query
+      .orderByRaw("CASE patrols.state WHEN 'open' THEN 0 WHEN 'done' THEN 1 ELSE 2 END")
+      .orderBy([{ column: 'patrols.created_at', order: 'desc' }, { column: 'patrols.serial_number', order: 'desc' }])
+      .offset(page.offset)
+      .limit(page.limit);
+    return { total: Number(count?.n ?? 0), patrols: rows.map(toPatrol) };
+  }
+
+  /** Date ranges compare the stored window; statuses are the contract's derived states. */
+  private applyFilter(query: Knex.QueryBuilder, filter: ResolvedPatrolFilter, now: number): void {
+    const { dateRange } = filter;
+    if (dateRange) {
+      query.whereNotNull('patrols.window_start');
+      if (filter.overlap) {
+        if (dateRange.upper !== null) query.where('patrols.window_start', '<=', dateRange.upper);
+        if (dateRange.lower !== null) query.where((q) => q.where('patrols.open_ended', true).orWhere('patrols.window_end', '>=', dateRange.lower!));
+      } else {
+        if (dateRange.lower !== null) query.where('patrols.window_start', '>=', dateRange.lower);
+        if (dateRange.upper !== null) query.where('patrols.window_start', '<=', dateRange.upper);
+      }
+    }
+    if (filter.text) {
+      const pattern = likePattern(filter.text);
+      query.where((q) =>
+        q.whereRaw("lower(coalesce(patrols.title, '')) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhereRaw("lower(coalesce(patrols.objective, '')) LIKE ? ESCAPE '\\'", [pattern])
+          .orWhere('patrols.serial_number', /^\d{1,9}$/.test(filter.text!) ? Number(filter.text) : -1),
+      );
+    }
+    const segmentsWith = (column: string, values: string[]) =>
+      this.db('patrol_segments').select(this.db.raw('1')).whereRaw('patrol_segments.patrol_id = patrols.id').whereIn(column, values);
+    if (filter.patrolTypeIds) query.whereExists(segmentsWith('patrol_segments.patrol_type_id', filter.patrolTypeIds));
+    if (filter.trackedBy) query.whereExists(segmentsWith('patrol_segments.leader_id', filter.trackedBy));
+    if (filter.excludeEmpty) query.where('patrols.segment_count', '>', 0);
+    if (filter.statuses) {
+      const statuses = filter.statuses;
+      query.where((q) => {
+        if (statuses.includes('done')) q.orWhere('patrols.state', 'done');
+        if (statuses.includes('cancelled')) q.orWhere('patrols.state', 'cancelled');
+        if (statuses.includes('active')) q.orWhere((s) => s.where('patrols.state', 'open').whereNotNull('patrols.actual_start'));
+        if (statuses.includes('scheduled')) q.orWhere((s) => s.where('patrols.state', 'open').whereNull('patrols.actual_start').where((w) => w.whereNull('patrols.scheduled_start').orWhere('patrols.scheduled_start', '>=', now)));
+        if (statuses.includes('overdue')) q.orWhere((s) => s.where('patrols.state', 'open').whereNull('patrols.actual_start').where('patrols.scheduled_start', '<', now));
+      });
+    }
+  }
+
+  async segmentsOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolSegment[]> {
+    if (patrolIds.length === 0) return [];
+    const rows = await this.db('patrol_segments').where({ tenant_id: tenantId }).whereIn('patrol_id', [...patrolIds]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return rows.map(toSegment);
+  }
+
+  async findSegment(tenantId: string, id: string): Promise<PatrolSegment | null> {
+    const row = await this.db('patrol_segments').where({ tenant_id: tenantId, id }).first();
+    return row ? toSegment(row) : null;
+  }
+
+  async insertSegment(segment: PatrolSegment): Promise<void> {
+    await this.db('patrol_segments').insert(segmentRow(segment));
+  }
+
+  async updateSegment(segment: PatrolSegment): Promise<void> {
+    const { id, tenant_id, created_at, ...changes } = segmentRow(segment);
+    await this.db('patrol_segments').where({ id, tenant_id }).update(changes);
+  }
+
+  async listSegments(tenantId: string, page: { offset: number; limit: number }) {
+    const count = await this.db('patrol_segments').where({ tenant_id: tenantId }).count({ n: '*' }).first();
+    const rows = await this.db('patrol_segments').where({ tenant_id: tenantId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id' }]).offset(page.offset).limit(page.limit);
+    return { total: Number(count?.n ?? 0), segments: rows.map(toSegment) };
+  }
+
+  async eventIdsOf(segmentIds: readonly string[]): Promise<Map<string, string[]>> {
+    const map = new Map<string, string[]>();
+    if (segmentIds.length === 0) return map;
+    for (const row of await this.db('segment_events').whereIn('segment_id', [...segmentIds]).orderBy('event_id')) {
+      map.set(row.segment_id, [...(map.get(row.segment_id) ?? []), row.event_id]);
+    }
+    return map;
+  }
+
+  async linkEvent(segmentId: string, eventId: string): Promise<void> {
+    await this.db('segment_events').insert({ segment_id: segmentId, event_id: eventId }).onConflict(['segment_id', 'event_id']).ignore();
+  }
+
+  async notesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolNote[]> {
+    if (patrolIds.length === 0) return [];
+    return (await this.db('patrol_notes').where({ tenant_id: tenantId }).whereIn('patrol_id', [...patrolIds]).orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toNote);
+  }
+
+  async insertNote(note: PatrolNote): Promise<void> {
+    await this.db('patrol_notes').insert(noteRow(note));
+  }
+
+  async updateNote(note: PatrolNote): Promise<void> {
+    const { id, tenant_id, created_at, ...changes } = noteRow(note);
+    await this.db('patrol_notes').where({ id, tenant_id }).update(changes);
+  }
+
+  async filesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolFile[]> {
+    if (patrolIds.length === 0) return [];
+    const rows = await this.db('patrol_files').where({ tenant_id: tenantId }).whereIn('patrol_id', [...patrolIds])
+      .orderByRaw('CASE WHEN ordernum IS NULL THEN 1 ELSE 0 END').orderBy([{ column: 'ordernum' }, { column: 'created_at' }, { column: 'id' }]);
+    return rows.map(toFile);
+  }
+
+  async insertFile(file: PatrolFile): Promise<void> {
+    await this.db('patrol_files').insert(fileRow(file));
+  }
+
+  async updateFile(file: PatrolFile): Promise<void> {
+    const { id, tenant_id, created_at, ...changes } = fileRow(file);
+    await this.db('patrol_files').where({ id, tenant_id }).update(changes);
+  }
+
+  async updatesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolUpdate[]> {
+    if (patrolIds.length === 0) return [];
+    return (await this.db('patrol_updates').where({ tenant_id: tenantId }).whereIn('patrol_id', [...patrolIds]).orderBy([{ column: 'time', order: 'desc' }, { column: 'id' }])).map(toUpdate);
+  }
+
+  async insertUpdate(update: PatrolUpdate): Promise<void> {
+    await this.db('patrol_updates').insert(updateRow(update));
+  }
+
+  async dueForCompletion(now: number, limit: number) {
+    const rows = await this.db('patrols').select('id', 'tenant_id').where({ state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now).orderBy('all_ended_at').limit(limit);
+    return rows.map((row: { id: string; tenant_id: string }) => ({ id: row.id, tenantId: row.tenant_id }));
+  }
+
+  async completeIfDue(id: string, now: number): Promise<boolean> {
+    const count = await this.db('patrols').where({ id, state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now).update({ state: 'done', updated_at: now });
+    return count === 1;
+  }
+}

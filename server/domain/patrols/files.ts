@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Clock } from '../../db/time.js';
+import type { FileStore, StagedFile } from '../../storage/file-store.js';
+import { type RequestContext, actingUser, requirePermission } from '../context.js';
+import { BodyReader } from '../catalog/fields.js';
+import { InputError, NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Store } from '../ports.js';
+import type { PatrolFile } from './model.js';
+import type { PatrolService } from './service.js';
+
+/**
+ * Files of a patrol (CONTRACT §6): the bytes live in the content-addressed file store, the
+ * metadata in the database. The content type is sniffed from the bytes, never taken from the
+ * client's file name; the client's name is kept only for display and downloads.
+ */
+export class PatrolFileService {
+  /** `maxFileBytes`: uploads larger than this are 413. */
+  constructor(private readonly deps: { store: Store; clock: Clock; files: FileStore; patrols: PatrolService; maxFileBytes: number }) {}
+
+  get maxFileBytes(): number {
+    return this.deps.maxFileBytes;
+  }
+
+  async list(ctx: RequestContext, patrolId: string): Promise<PatrolFile[]> {
+    const { tenantId } = requirePermission(ctx, 'view_patrol');
+    const patrol = await this.deps.patrols.findPatrol(this.deps.store.repos, tenantId, patrolId);
+    return this.deps.store.repos.patrols.filesOf(tenantId, [patrol.id]);
+  }
+
+  async get(ctx: RequestContext, patrolId: string, fileId: string): Promise<PatrolFile> {
+    const file = isUuid(fileId) ? (await this.list(ctx, patrolId)).find((candidate) => candidate.id === fileId.toLowerCase()) : undefined;
+    if (!file) throw new NotFoundError('No such file.');
+    return file;
+  }
+
+  async content(ctx: RequestContext, patrolId: string, fileId: string): Promise<{ file: PatrolFile; stream: Readable }> {
+    const file = await this.get(ctx, patrolId, fileId);
+    return { file, stream: this.deps.files.openRead(file.storagePath) };
+  }
+
+  /** Stores an uploaded file (already staged) and its metadata, in one transaction. */
+  async create(ctx: RequestContext, patrolId: string, upload: { staged: StagedFile | null; filename: string; fields: Record<string, string[]> }): Promise<PatrolFile> {
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    if (!upload.staged) throw InputError.field('filecontent.file', 'required', 'No file was uploaded.', ['Send the file in the multipart field filecontent.file.']);
+    const staged = upload.staged;
+    const metadata = readMetadata(single(upload.fields), false);
+    return this.deps.store.transaction(async (repos) => {
+      const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
+      const now = this.deps.clock.now();
+      const stored = await staged.commit();
+      const file: PatrolFile = {
+        id: randomUUID(), tenantId, patrolId: patrol.id, sha256: stored.sha256, storagePath: stored.path,
+        filename: cleanFilename(upload.filename), contentType: stored.contentType, size: stored.size,
+        comment: metadata.comment ?? '', ordernum: metadata.ordernum ?? null, createdByUserId: actingUser(ctx.principal!)?.id ?? null,
+        createdAt: now, updatedAt: now,
+      };
+      await repos.patrols.insertFile(file);
+      return file;
+    });
+  }
+
+  async updateMetadata(ctx: RequestContext, patrolId: string, fileId: string, body: unknown): Promise<PatrolFile> {
+    requirePermission(ctx, 'change_patrol');
+    const metadata = readMetadata(body, true);
+    const current = await this.get(ctx, patrolId, fileId);
+    const next = { ...current, ...Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== undefined)), updatedAt: this.deps.clock.now() };
+    await this.deps.store.repos.patrols.updateFile(next);
+    return next;
+  }
+}
+
+function single(fields: Record<string, string[]>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).map(([name, values]) => [name, values[values.length - 1]]));
+}
+
+/** `comment` and `ordernum`: JSON values on PATCH/PUT, form strings on upload. */
+function readMetadata(body: unknown, json: boolean): { comment?: string; ordernum?: number | null } {
+  const reader = BodyReader.of(body ?? {});
+  reader.rejectUnknown(['comment', 'ordernum'], json ? ['id', 'patrol', 'usercontent_id', 'usercontent_type', 'filename', 'file_type', 'size', 'url', 'created_at', 'updated_at'] : ['filecontent.file', 'usercontent_type']);
+  const comment = reader.string('comment', { max: 2000 });
+  let ordernum: number | null | undefined;
+  if (reader.has('ordernum')) {
+    const raw = reader.body.ordernum;
+    const value = raw === null || raw === '' ? null : Number(raw);
+    if (value !== null && (!Number.isInteger(value) || Math.abs(value) > 1e9)) reader.add('ordernum', { code: 'invalid', message: 'ordernum must be an integer.', hints: ['For example 1.'] });
+    else ordernum = value;
+  }
+  reader.finish('The file metadata is not valid.');
+  return { comment, ordernum };
+}
+
+/** The client's name, reduced to something safe to show and to put in Content-Disposition. */
+function cleanFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  return clean || 'file';
+}

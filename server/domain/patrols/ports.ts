@@ -1,0 +1,38 @@
+import type { PatrolListFilter } from './filters.js';
+import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from './model.js';
+
+/** The list filter with patrol types resolved to ids. */
+export type ResolvedPatrolFilter = Omit<PatrolListFilter, 'patrolTypes'> & { patrolTypeIds: string[] | null };
+
+export interface PatrolRepository {
+  /** Next serial number of the tenant; callers hold the tenant's patrol lock. */
+  nextSerialNumber(tenantId: string): Promise<number>;
+  insertPatrol(patrol: Patrol): Promise<void>;
+  updatePatrol(patrol: Patrol): Promise<void>;
+  findPatrol(tenantId: string, id: string): Promise<Patrol | null>;
+  listPatrols(tenantId: string, filter: ResolvedPatrolFilter, now: number, page: { offset: number; limit: number }): Promise<{ total: number; patrols: Patrol[] }>;
+
+  segmentsOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolSegment[]>;
+  findSegment(tenantId: string, id: string): Promise<PatrolSegment | null>;
+  insertSegment(segment: PatrolSegment): Promise<void>;
+  updateSegment(segment: PatrolSegment): Promise<void>;
+  listSegments(tenantId: string, page: { offset: number; limit: number }): Promise<{ total: number; segments: PatrolSegment[] }>;
+  eventIdsOf(segmentIds: readonly string[]): Promise<Map<string, string[]>>;
+  linkEvent(segmentId: string, eventId: string): Promise<void>;
+
+  notesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolNote[]>;
+  insertNote(note: PatrolNote): Promise<void>;
+  updateNote(note: PatrolNote): Promise<void>;
+
+  filesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolFile[]>;
+  insertFile(file: PatrolFile): Promise<void>;
+  updateFile(file: PatrolFile): Promise<void>;
+
+  updatesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolUpdate[]>;
+  insertUpdate(update: PatrolUpdate): Promise<void>;
+
+  /** Open patrols (of every tenant) whose segments have all ended at or before `now`. */
+  dueForCompletion(now: number, limit: number): Promise<Array<{ id: string; tenantId: string }>>;
+  /** done only if still open and still due; false when another process got there first. */
+  completeIfDue(id: string, now: number): Promise<boolean>;
+}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../db/time.js';
+import { type RequestContext, actingUser, requirePermission } from '../context.js';
+import { ConflictError, InputError, NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Repositories, Store } from '../ports.js';
+import type { PatrolListFilter } from './filters.js';
+import { type PatrolInput, type SegmentInput, readPatrolBody, readSegmentBody } from './input.js';
+import type { Patrol, PatrolSegment, PatrolState, PatrolView, SegmentView } from './model.js';
+import { applySegmentInput } from './segments.js';
+import { loadPatrolViews, loadSegmentViews } from './views.js';
+import { automaticState, patrolWindow } from './window.js';
+
+const LOCK = 'patrols';
+
+/**
+ * Patrols and their segments (CONTRACT §6). Writes are one transaction each; after every
+ * write the patrol's window and its automatic state are recomputed from all its segments, and
+ * every state change is recorded in its updates.
+ */
+export class PatrolService {
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  async list(ctx: RequestContext, filter: PatrolListFilter, page: { offset: number; limit: number }) {
+    const { tenantId } = requirePermission(ctx, 'view_patrol');
+    const { repos } = this.deps.store;
+    let patrolTypeIds: string[] | null = null;
+    if (filter.patrolTypes) {
+      const found = await Promise.all(filter.patrolTypes.map((key) => repos.patrolTypes.find(tenantId, key)));
+      patrolTypeIds = found.filter((type) => type !== null).map((type) => type!.id);
+    }
+    const { patrolTypes, ...rest } = filter;
+    const { total, patrols } = await repos.patrols.listPatrols(tenantId, { ...rest, patrolTypeIds }, this.deps.clock.now(), page);
+    return { total, views: await loadPatrolViews(repos, tenantId, patrols) };
+  }
+
+  async get(ctx: RequestContext, id: string): Promise<PatrolView> {
+    const { tenantId } = requirePermission(ctx, 'view_patrol');
+    const patrol = await this.findPatrol(this.deps.store.repos, tenantId, id);
+    return (await loadPatrolViews(this.deps.store.repos, tenantId, [patrol]))[0]!;
+  }
+
+  /** A client-supplied id that exists already is 409 and changes nothing (offline retries). */
+  async create(ctx: RequestContext, body: unknown): Promise<PatrolView> {
+    const { tenantId } = requirePermission(ctx, 'add_patrol');
+    const input = readPatrolBody(body);
+    return this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, LOCK);
+      const now = this.deps.clock.now();
+      if (input.id && (await repos.patrols.findPatrol(tenantId, input.id))) throw new ConflictError('A patrol with this id already exists.');
+      const patrol: Patrol = {
+        id: input.id ?? randomUUID(), tenantId, serialNumber: await repos.patrols.nextSerialNumber(tenantId), title: input.title ?? null,
+        objective: input.objective ?? null, priority: input.priority ?? 0, state: input.state ?? 'open', window: patrolWindow([]),
+        createdByUserId: actingUser(ctx.principal!)?.id ?? null, createdAt: now, updatedAt: now,
+      };
+      await repos.patrols.insertPatrol(patrol);
+      await this.record(repos, ctx, patrol, 'add_patrol', 'Patrol Added', now);
+      await this.writeSegments(repos, tenantId, patrol, input.segments ?? [], now);
+      for (const note of input.notes ?? []) await this.insertNote(repos, ctx, patrol, note.text, now, note.id);
+      await this.refresh(repos, ctx, patrol, now, { endCleared: false });
+      return this.view(repos, tenantId, patrol.id);
+    });
+  }
+
+  /** PUT and PATCH: fields left out are unchanged; nested segments with an id are updated, others created. */
+  async update(ctx: RequestContext, id: string, body: unknown): Promise<PatrolView> {
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    const input = readPatrolBody(body);
+    if (input.id && input.id !== id.toLowerCase()) throw InputError.field('id', 'mismatch', 'The body id differs from the URL.', ['Leave id out, or send the same one.']);
+    return this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, LOCK);
+      const now = this.deps.clock.now();
+      const current = await this.findPatrol(repos, tenantId, id);
+      const patrol: Patrol = { ...current, ...fieldsOf(input), updatedAt: now };
+      await repos.patrols.updatePatrol(patrol);
+      if (input.state && input.state !== current.state) await this.record(repos, ctx, patrol, 'update_patrol_state', `Patrol state changed to ${input.state}`, now);
+      const endCleared = await this.writeSegments(repos, tenantId, patrol, input.segments ?? [], now);
+      for (const note of input.notes ?? []) if (!note.id) await this.insertNote(repos, ctx, patrol, note.text, now);
+      await this.refresh(repos, ctx, patrol, now, { endCleared });
+      return this.view(repos, tenantId, patrol.id);
+    });
+  }
+
+  async listSegments(ctx: RequestContext, page: { offset: number; limit: number }) {
+    const { tenantId } = requirePermission(ctx, 'view_patrol');
+    const { total, segments } = await this.deps.store.repos.patrols.listSegments(tenantId, page);
+    return { total, views: await loadSegmentViews(this.deps.store.repos, tenantId, segments) };
+  }
+
+  async getSegment(ctx: RequestContext, id: string): Promise<SegmentView> {
+    const { tenantId } = requirePermission(ctx, 'view_patrol');
+    const segment = await this.findSegment(this.deps.store.repos, tenantId, id);
+    return (await loadSegmentViews(this.deps.store.repos, tenantId, [segment]))[0]!;
+  }
+
+  /** A standalone segment names its patrol; an unknown patrol is 400 (a bad reference, not a bad URL). */
+  async createSegment(ctx: RequestContext, body: unknown): Promise<SegmentView> {
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    const input = readSegmentBody(body, 'create');
+    return this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, LOCK);
+      const now = this.deps.clock.now();
+      const patrol = await repos.patrols.findPatrol(tenantId, input.patrol!);
+      if (!patrol) throw InputError.field('patrol', 'unknown_patrol', 'No such patrol.', ['Create the patrol first, or check its id.']);
+      const [segment] = await this.writeSegments(repos, tenantId, patrol, [input], now, true);
+      await this.refresh(repos, ctx, patrol, now, { endCleared: false });
+      return (await loadSegmentViews(repos, tenantId, [segment!]))[0]!;
+    });
+  }
+
+  async updateSegment(ctx: RequestContext, id: string, body: unknown): Promise<SegmentView> {
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    const input = readSegmentBody(body, 'update');
+    return this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, LOCK);
+      const now = this.deps.clock.now();
+      const current = await this.findSegment(repos, tenantId, id);
+      if (input.patrol && input.patrol !== current.patrolId) throw InputError.field('patrol', 'not_allowed', 'A segment cannot move to another patrol.', ['Create a new segment instead.']);
+      const patrol = (await repos.patrols.findPatrol(tenantId, current.patrolId))!;
+      const segment = await applySegmentInput(repos, tenantId, patrol.id, current, { ...input, id: current.id }, now);
+      await repos.patrols.updateSegment(segment);
+      await this.refresh(repos, ctx, patrol, now, { endCleared: current.endTime !== null && segment.endTime === null });
+      return (await loadSegmentViews(repos, tenantId, [segment]))[0]!;
+    });
+  }
+
+  /** Creates or updates segments; returns whether an end time was cleared (or, with `returnSegments`, the segments). */
+  private async writeSegments(repos: Repositories, tenantId: string, patrol: Patrol, inputs: SegmentInput[], now: number): Promise<boolean>;
+  private async writeSegments(repos: Repositories, tenantId: string, patrol: Patrol, inputs: SegmentInput[], now: number, returnSegments: true): Promise<PatrolSegment[]>;
+  private async writeSegments(repos: Repositories, tenantId: string, patrol: Patrol, inputs: SegmentInput[], now: number, returnSegments = false): Promise<boolean | PatrolSegment[]> {
+    let endCleared = false;
+    const written: PatrolSegment[] = [];
+    for (const [index, input] of inputs.entries()) {
+      const field = returnSegments ? '' : `patrol_segments[${index}]`;
+      const current = input.id ? await repos.patrols.findSegment(tenantId, input.id) : null;
+      if (current && current.patrolId !== patrol.id) throw InputError.field(`${field || 'id'}`, 'other_patrol', 'That segment belongs to another patrol.', ['Leave the id out to create a new segment.']);
+      if (current && returnSegments) throw new ConflictError('A segment with this id already exists.');
+      const segment = await applySegmentInput(repos, tenantId, patrol.id, current, input, now, field);
+      if (current) {
+        await repos.patrols.updateSegment(segment);
+        if (current.endTime !== null && segment.endTime === null) endCleared = true;
+      } else {
+        await repos.patrols.insertSegment(segment);
+      }
+      written.push(segment);
+    }
+    return returnSegments ? written : endCleared;
+  }
+
+  /** Recomputes the stored window from every segment and applies the automatic state rules. */
+  private async refresh(repos: Repositories, ctx: RequestContext | null, patrol: Patrol, now: number, change: { endCleared: boolean }): Promise<Patrol> {
+    const current = (await repos.patrols.findPatrol(patrol.tenantId, patrol.id))!;
+    const window = patrolWindow(await repos.patrols.segmentsOf(patrol.tenantId, [patrol.id]));
+    const state: PatrolState = automaticState(current, window, now, change.endCleared);
+    const next = { ...current, window, state, updatedAt: now };
+    await repos.patrols.updatePatrol(next);
+    if (state !== current.state) await this.record(repos, ctx, next, 'update_patrol_state', `Patrol state changed to ${state} automatically`, now);
+    return next;
+  }
+
+  private async insertNote(repos: Repositories, ctx: RequestContext, patrol: Patrol, text: string, now: number, id?: string): Promise<void> {
+    const user = ctx.principal ? actingUser(ctx.principal) : null;
+    await repos.patrols.insertNote({ id: id ?? randomUUID(), tenantId: patrol.tenantId, patrolId: patrol.id, text, createdByUserId: user?.id ?? null, createdByUsername: user?.username ?? null, createdAt: now, updatedAt: now });
+  }
+
+  /** Records a change in the patrol's updates: by the caller, or by the system when ctx is null. */
+  async record(repos: Repositories, ctx: RequestContext | null, patrol: Patrol, type: string, message: string, now: number): Promise<void> {
+    const user = ctx?.principal ? actingUser(ctx.principal) : null;
+    await repos.patrols.insertUpdate({ id: randomUUID(), tenantId: patrol.tenantId, patrolId: patrol.id, type, message, userId: user?.id ?? null, username: user?.username ?? (ctx ? null : 'system'), time: now });
+  }
+
+  private async view(repos: Repositories, tenantId: string, id: string): Promise<PatrolView> {
+    return (await loadPatrolViews(repos, tenantId, [(await repos.patrols.findPatrol(tenantId, id))!]))[0]!;
+  }
+
+  async findPatrol(repos: Repositories, tenantId: string, id: string): Promise<Patrol> {
+    const patrol = isUuid(id) ? await repos.patrols.findPatrol(tenantId, id.toLowerCase()) : null;
+    if (!patrol) throw new NotFoundError('No such patrol.');
+    return patrol;
+  }
+
+  private async findSegment(repos: Repositories, tenantId: string, id: string): Promise<PatrolSegment> {
+    const segment = isUuid(id) ? await repos.patrols.findSegment(tenantId, id.toLowerCase()) : null;
+    if (!segment) throw new NotFoundError('No such patrol segment.');
+    return segment;
+  }
+}
+
+function fieldsOf(input: PatrolInput): Partial<Patrol> {
+  const fields: Partial<Patrol> = {};
+  if (input.title !== undefined) fields.title = input.title;
+  if (input.objective !== undefined) fields.objective = input.objective;
+  if (input.priority !== undefined) fields.priority = input.priority;
+  if (input.state !== undefined) fields.state = input.state;
+  return fields;
+}

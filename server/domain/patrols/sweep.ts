@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../db/time.js';
+import type { Store } from '../ports.js';
+import type { PatrolService } from './service.js';
+
+/**
+ * The periodic automatic-done sweep: open patrols whose segments have all ended become done,
+ * recorded as done by the system. Safe with several server processes on one database: each
+ * patrol is completed by a conditional update (still open, still due), so exactly one process
+ * wins it and records it.
+ */
+export class PatrolSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+
+  constructor(private readonly deps: { store: Store; clock: Clock; patrols: PatrolService; logger: Logger }) {}
+
+  /** Completes what is due now; returns how many patrols this process completed. */
+  async sweepOnce(batch = 500): Promise<number> {
+    const now = this.deps.clock.now();
+    let completed = 0;
+    for (const { id, tenantId } of await this.deps.store.repos.patrols.dueForCompletion(now, batch)) {
+      const won = await this.deps.store.transaction(async (repos) => {
+        if (!(await repos.patrols.completeIfDue(id, now))) return false;
+        const patrol = (await repos.patrols.findPatrol(tenantId, id))!;
+        await this.deps.patrols.record(repos, null, patrol, 'update_patrol_state', 'Patrol state changed to done automatically', now);
+        return true;
+      });
+      if (won) completed++;
+    }
+    return completed;
+  }
+
+  start(intervalSeconds: number): void {
+    if (intervalSeconds <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.running) return;
+      this.running = this.sweepOnce()
+        .catch((error) => {
+          this.deps.logger.warn({ err: error }, 'patrol sweep failed; will retry');
+          return 0;
+        })
+        .finally(() => (this.running = null));
+    }, intervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

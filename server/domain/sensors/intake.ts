@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { Observation, SensorProvider } from '../model.js';
+import type { Repositories, SubjectStatusUpdate } from '../ports.js';
+import type { ObservationInput } from './observation-input.js';
+import { resolveSubjects } from './subjects.js';
+
+/** How a provider type fills what an item leaves out. */
+export interface IntakeDefaults {
+  providerType: string;
+  sourceType: string;
+  subjectSubtype: string;
+}
+
+export interface IntakeResult {
+  received: number;
+  created: number;
+  duplicates: number;
+}
+
+/** The keys of `additional` that make up a subject's radio state (the radio agent's fields). */
+const RADIO_KEYS = ['radio_state', 'radio_state_at', 'last_voice_call_start_at', 'location_requested_at'] as const;
+
+export function radioStateOf(additional: Record<string, unknown>): Record<string, unknown> | null {
+  if (!('radio_state' in additional)) return null;
+  return Object.fromEntries(RADIO_KEYS.filter((key) => key in additional).map((key) => [key, additional[key]]));
+}
+
+/**
+ * Stores validated observations of one provider, inside the caller's transaction: sources
+ * created on first sight, subjects resolved (see subjects.ts), observations inserted with
+ * duplicates of (source, recorded_at) skipped (earlier batches, this batch, concurrent
+ * batches), sources pointed at their newest subject, and subject status moved forward.
+ */
+export async function storeObservations(
+  repos: Repositories,
+  provider: SensorProvider,
+  items: readonly ObservationInput[],
+  defaults: IntakeDefaults,
+  now: number,
+): Promise<IntakeResult> {
+  const tenantId = provider.tenantId;
+  const specs = new Map<string, { manufacturerId: string; sourceType: string; modelName: string }>();
+  for (const item of items) {
+    if (!specs.has(item.manufacturerId)) specs.set(item.manufacturerId, { manufacturerId: item.manufacturerId, sourceType: item.sourceType ?? defaults.sourceType, modelName: item.modelName ?? '' });
+  }
+  const sources = await repos.sensors.ensureSources(tenantId, provider.id, [...specs.values()], now);
+  const subjectOf = await resolveSubjects(repos, tenantId, items, sources, defaults.subjectSubtype, now);
+
+  const observations: Observation[] = items.map((item) => ({
+    id: randomUUID(),
+    tenantId,
+    sourceId: sources.get(item.manufacturerId)!.id,
+    subjectId: subjectOf.get(item.index) ?? null,
+    recordedAt: item.recordedAt,
+    latitude: item.latitude,
+    longitude: item.longitude,
+    additional: item.additional,
+    createdAt: now,
+  }));
+  const created = await repos.observations.insertNew(observations);
+
+  // Each source now tracks the subject of its newest item in this batch.
+  const newestOfSource = new Map<string, Observation>();
+  for (const o of observations) if ((newestOfSource.get(o.sourceId)?.recordedAt ?? -Infinity) < o.recordedAt) newestOfSource.set(o.sourceId, o);
+  // In id order, like every multi-row write here: concurrent batches lock rows in one order.
+  for (const source of [...sources.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const subjectId = newestOfSource.get(source.id)?.subjectId;
+    if (subjectId && subjectId !== source.subjectId) await repos.sensors.assignSubject(source.id, subjectId, now);
+  }
+
+  await repos.sensors.advanceSubjectStatus(statusUpdates(observations, now));
+  return { received: items.length, created, duplicates: items.length - created };
+}
+
+/** Per subject: the newest position of the batch, and the newest radio state carried by any item. */
+function statusUpdates(observations: readonly Observation[], now: number): SubjectStatusUpdate[] {
+  const updates = new Map<string, SubjectStatusUpdate>();
+  for (const o of observations) {
+    if (!o.subjectId) continue;
+    const radio = radioStateOf(o.additional);
+    const current = updates.get(o.subjectId);
+    if (!current) {
+      updates.set(o.subjectId, {
+        subjectId: o.subjectId, tenantId: o.tenantId, sourceId: o.sourceId, recordedAt: o.recordedAt, latitude: o.latitude, longitude: o.longitude,
+        radioRecordedAt: radio ? o.recordedAt : null, radioState: radio, at: now,
+      });
+      continue;
+    }
+    if (o.recordedAt > current.recordedAt) Object.assign(current, { sourceId: o.sourceId, recordedAt: o.recordedAt, latitude: o.latitude, longitude: o.longitude });
+    if (radio && (current.radioRecordedAt === null || o.recordedAt > current.radioRecordedAt)) Object.assign(current, { radioRecordedAt: o.recordedAt, radioState: radio });
+  }
+  return [...updates.values()];
+}

@@ -1,0 +1,119 @@
+import type { Clock } from '../../db/time.js';
+import { type RequestContext, requirePermission } from '../context.js';
+import { InputError, NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Observation } from '../model.js';
+import type { Store, SubjectWithStatus } from '../ports.js';
+import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type IncomingFile, fileCameraTrapReport, readCameraTrapForm } from './camera-trap.js';
+import { exifTakenAt } from './exif-time.js';
+import { type IntakeDefaults, type IntakeResult, storeObservations } from './intake.js';
+import { type ItemIssue, readItems, readObservation, throwItemIssues } from './observation-input.js';
+import { readRadioAgentBatch } from './radioagent.js';
+import { type ObservationQuery, readObservationFilter } from './reads.js';
+
+export { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD };
+
+const PROVIDER_KEY = /^[^\u0000-\u001f\u007f]{1,100}$/;
+/** Path types of the generic intake: a slug. Anything else is not a route (404). */
+const PROVIDER_TYPE = /^[a-z0-9][a-z0-9_-]{0,49}$/i;
+
+/** What a provider type fills in when an item leaves it out; other types use their own name. */
+function defaultsFor(providerType: string): IntakeDefaults {
+  if (providerType === 'radioagent') return { providerType, sourceType: 'gps-radio', subjectSubtype: 'ranger' };
+  if (providerType === 'gps-radio') return { providerType, sourceType: 'tracking-device', subjectSubtype: 'unassigned' };
+  return { providerType, sourceType: providerType.slice(0, 50), subjectSubtype: 'unassigned' };
+}
+
+export type RadioAgentResult = { kind: 'heartbeat'; echo: Record<string, unknown> } | { kind: 'batch'; result: IntakeResult & { heartbeats: number } };
+
+/**
+ * Sensor intake (CONTRACT §10) and its read side. Every intake request is one transaction:
+ * a batch is stored entirely or not at all. Writers need `add_observation`; observations are
+ * read with `view_observation`, subjects with `view_subject`. Everything is the caller's tenant.
+ */
+export class SensorService {
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  /** 401/403 unless the caller may record observations (checked again by each intake method). */
+  authorizeIntake(ctx: RequestContext): void {
+    requirePermission(ctx, 'add_observation');
+  }
+
+  /** gps-radio and the generic `/sensors/<type>/<key>/status`: one observation or a batch. */
+  async recordStatus(ctx: RequestContext, providerType: string, providerKey: string, body: unknown): Promise<IntakeResult> {
+    const { tenantId } = requirePermission(ctx, 'add_observation');
+    if (!PROVIDER_TYPE.test(providerType)) throw new NotFoundError(`No sensor type "${providerType.slice(0, 60)}".`);
+    checkProviderKey(providerKey);
+    const { items, pointer } = readItems(body);
+    const issues: ItemIssue[] = [];
+    const observations = items.map((raw, index) => readObservation(raw, index, pointer(index), issues));
+    throwItemIssues(issues, items.length);
+    return this.deps.store.transaction(async (repos) => {
+      const now = this.deps.clock.now();
+      const provider = await repos.sensors.ensureProvider(tenantId, providerKey, providerType, now);
+      return storeObservations(repos, provider, observations.filter((o) => o !== null), defaultsFor(providerType), now);
+    });
+  }
+
+  /** Radio agents: observations as above, and heartbeats kept as the provider's latest status. */
+  async recordRadioAgent(ctx: RequestContext, providerKey: string, body: unknown): Promise<RadioAgentResult> {
+    const { tenantId } = requirePermission(ctx, 'add_observation');
+    checkProviderKey(providerKey);
+    const batch = readRadioAgentBatch(body);
+    return this.deps.store.transaction(async (repos) => {
+      const now = this.deps.clock.now();
+      const provider = await repos.sensors.ensureProvider(tenantId, providerKey, 'radioagent', now);
+      const latest = batch.heartbeats.at(-1);
+      if (latest) await repos.sensors.recordHeartbeat(provider.id, latest.message, now);
+      if (batch.single && latest) return { kind: 'heartbeat', echo: latest.message };
+      const result = batch.observations.length
+        ? await storeObservations(repos, provider, batch.observations, defaultsFor('radioagent'), now)
+        : { received: 0, created: 0, duplicates: 0 };
+      return { kind: 'batch', result: { ...result, received: result.received + batch.heartbeats.length, heartbeats: batch.heartbeats.length } };
+    });
+  }
+
+  /**
+   * A camera-trap image with its form. The time is the form's `time`, else the image's EXIF
+   * DateTimeOriginal, else now. The image must be an image (sniffed, not as declared).
+   */
+  async reportCameraTrap(ctx: RequestContext, providerKey: string, fields: Record<string, string[]>, image: IncomingFile | null, filename: string) {
+    const principal = requirePermission(ctx, 'add_observation');
+    checkProviderKey(providerKey);
+    const form = readCameraTrapForm(fields);
+    if (!image) throw InputError.field(IMAGE_FIELD, 'required', `The image is required, as a file in "${IMAGE_FIELD}".`);
+    if (!image.contentType.startsWith('image/')) {
+      throw InputError.field(IMAGE_FIELD, 'invalid_image', `The file is not an image (its content is ${image.contentType}).`, ['Send a JPEG, PNG, HEIC, WebP, GIF, TIFF or BMP image.']);
+    }
+    const time = form.time ?? (await exifTakenAt(image.tempPath)) ?? this.deps.clock.now();
+    return this.deps.store.transaction(async (repos) => {
+      const now = this.deps.clock.now();
+      const provider = await repos.sensors.ensureProvider(principal.tenantId, providerKey, 'camera-trap', now);
+      return fileCameraTrapReport(repos, principal, { providerId: provider.id, providerKey, form, time, image, filename }, now);
+    });
+  }
+
+  async listObservations(ctx: RequestContext, query: ObservationQuery, page: { offset: number; limit: number }): Promise<{ total: number; items: Observation[] }> {
+    const { tenantId } = requirePermission(ctx, 'view_observation');
+    const filter = readObservationFilter(query);
+    const { observations } = this.deps.store.repos;
+    const [total, items] = await Promise.all([observations.count(tenantId, filter), observations.list(tenantId, filter, page)]);
+    return { total, items };
+  }
+
+  async listSubjects(ctx: RequestContext, includeInactive: boolean): Promise<SubjectWithStatus[]> {
+    const { tenantId } = requirePermission(ctx, 'view_subject');
+    return this.deps.store.repos.sensorSubjects.listWithStatus(tenantId, includeInactive);
+  }
+
+  async getSubject(ctx: RequestContext, id: string): Promise<SubjectWithStatus> {
+    const { tenantId } = requirePermission(ctx, 'view_subject');
+    const found = isUuid(id) ? await this.deps.store.repos.sensorSubjects.findWithStatus(tenantId, id.toLowerCase()) : null;
+    if (!found) throw new NotFoundError('No such subject.');
+    return found;
+  }
+}
+
+function checkProviderKey(key: string): void {
+  if (!PROVIDER_KEY.test(key)) throw InputError.field('provider_key', 'invalid', 'A provider key is 1 to 100 printable characters.', ['For example /sensors/gps-radio/acme-collars/status.']);
+}

@@ -1,0 +1,67 @@
+import { readPatrolFilter } from '../../domain/patrols/filters.js';
+import type { PatrolNoteService } from '../../domain/patrols/notes.js';
+import type { PatrolService } from '../../domain/patrols/service.js';
+import { pageBody, readPage } from '../pagination.js';
+import { presentNote, presentPatrol, presentSegment } from '../presenters-patrols.js';
+import { queryBoolean, queryString, requestOrigin } from '../query.js';
+import { requestContext, type AppContext } from '../state.js';
+
+/** Patrols, segments and notes. No validators on any of them (specification rule 8). */
+export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNoteService; trustProxy: boolean }) {
+  const { patrols, notes } = deps;
+  const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
+  const param = (ctx: AppContext, name: string) => String(ctx.params[name]);
+  return {
+    async list(ctx: AppContext) {
+      const page = readPage(ctx);
+      const raw = ctx.query.status;
+      const statuses = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+      const filter = readPatrolFilter(queryString(ctx, 'filter'), statuses, queryBoolean(ctx, 'exclude_empty_patrols'));
+      const { total, views } = await patrols.list(requestContext(ctx), filter, page);
+      ctx.body = pageBody(ctx, page, total, views.map((view) => presentPatrol(view, origin(ctx))), deps.trustProxy);
+    },
+    async get(ctx: AppContext) {
+      ctx.body = presentPatrol(await patrols.get(requestContext(ctx), param(ctx, 'id')), origin(ctx));
+    },
+    async create(ctx: AppContext) {
+      ctx.status = 201;
+      ctx.body = presentPatrol(await patrols.create(requestContext(ctx), ctx.state.body), origin(ctx));
+    },
+    async update(ctx: AppContext) {
+      ctx.body = presentPatrol(await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body), origin(ctx));
+    },
+
+    async listSegments(ctx: AppContext) {
+      const page = readPage(ctx);
+      const { total, views } = await patrols.listSegments(requestContext(ctx), page);
+      ctx.body = pageBody(ctx, page, total, views.map((view) => presentSegment(view, origin(ctx))), deps.trustProxy);
+    },
+    async getSegment(ctx: AppContext) {
+      ctx.body = presentSegment(await patrols.getSegment(requestContext(ctx), param(ctx, 'id')), origin(ctx));
+    },
+    async createSegment(ctx: AppContext) {
+      ctx.status = 201;
+      ctx.body = presentSegment(await patrols.createSegment(requestContext(ctx), ctx.state.body), origin(ctx));
+    },
+    async updateSegment(ctx: AppContext) {
+      ctx.body = presentSegment(await patrols.updateSegment(requestContext(ctx), param(ctx, 'id'), ctx.state.body), origin(ctx));
+    },
+
+    async listNotes(ctx: AppContext) {
+      ctx.body = (await notes.list(requestContext(ctx), param(ctx, 'id'))).map(presentNote);
+    },
+    async getNote(ctx: AppContext) {
+      ctx.body = presentNote(await notes.get(requestContext(ctx), param(ctx, 'id'), param(ctx, 'noteId')));
+    },
+    async createNote(ctx: AppContext) {
+      ctx.status = 201;
+      ctx.body = presentNote(await notes.create(requestContext(ctx), param(ctx, 'id'), ctx.state.body));
+    },
+    async replaceNote(ctx: AppContext) {
+      ctx.body = presentNote(await notes.update(requestContext(ctx), param(ctx, 'id'), param(ctx, 'noteId'), ctx.state.body, 'replace'));
+    },
+    async patchNote(ctx: AppContext) {
+      ctx.body = presentNote(await notes.update(requestContext(ctx), param(ctx, 'id'), param(ctx, 'noteId'), ctx.state.body, 'patch'));
+    },
+  };
+}

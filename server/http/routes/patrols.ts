@@ -1,0 +1,39 @@
+import type { Services } from '../../app.js';
+import { patrolHandlers } from '../handlers/patrols.js';
+import { patrolFileHandlers } from '../handlers/patrol-files.js';
+import { type Route, json } from './types.js';
+
+/**
+ * Patrols, segments and notes. `/patrols/segments...` and `/patrols/types...` come before
+ * `/patrols/:id` in the table (the catalog routes are registered earlier).
+ */
+export function patrolRoutes(services: Services): Route[] {
+  const h = patrolHandlers({ patrols: services.patrols, notes: services.patrolNotes, trustProxy: services.trustProxy });
+  const f = patrolFileHandlers({ service: services.patrolFiles, files: services.files, bodyLimits: services.bodyLimits, trustProxy: services.trustProxy });
+  const base = '/api/v1.0/activity/patrols';
+  return [
+    { name: 'segments.list', method: 'GET', paths: [`${base}/segments`], authenticate: true, handler: h.listSegments },
+    { name: 'segments.create', method: 'POST', paths: [`${base}/segments`], authenticate: true, body: json, handler: h.createSegment },
+    { name: 'segments.get', method: 'GET', paths: [`${base}/segments/:id`], authenticate: true, handler: h.getSegment },
+    { name: 'segments.replace', method: 'PUT', paths: [`${base}/segments/:id`], authenticate: true, body: json, handler: h.updateSegment },
+    { name: 'segments.patch', method: 'PATCH', paths: [`${base}/segments/:id`], authenticate: true, body: json, handler: h.updateSegment },
+
+    { name: 'patrols.list', method: 'GET', paths: [base], authenticate: true, handler: h.list },
+    { name: 'patrols.create', method: 'POST', paths: [base], authenticate: true, body: json, handler: h.create },
+    { name: 'patrols.get', method: 'GET', paths: [`${base}/:id`], authenticate: true, handler: h.get },
+    { name: 'patrols.replace', method: 'PUT', paths: [`${base}/:id`], authenticate: true, body: json, handler: h.update },
+    { name: 'patrols.patch', method: 'PATCH', paths: [`${base}/:id`], authenticate: true, body: json, handler: h.update },
+
+    { name: 'notes.list', method: 'GET', paths: [`${base}/:id/notes`], authenticate: true, handler: h.listNotes },
+    { name: 'notes.create', method: 'POST', paths: [`${base}/:id/notes`], authenticate: true, body: json, handler: h.createNote },
+    { name: 'notes.get', method: 'GET', paths: [`${base}/:id/notes/:noteId`], authenticate: true, handler: h.getNote },
+    { name: 'notes.replace', method: 'PUT', paths: [`${base}/:id/notes/:noteId`], authenticate: true, body: json, handler: h.replaceNote },
+    { name: 'files.list', method: 'GET', paths: [`${base}/:id/files`], authenticate: true, handler: f.list },
+    { name: 'files.upload', method: 'POST', paths: [`${base}/:id/files`], authenticate: true, handler: f.upload },
+    { name: 'files.get', method: 'GET', paths: [`${base}/:id/files/:fileId`], authenticate: true, handler: f.get },
+    { name: 'files.replace', method: 'PUT', paths: [`${base}/:id/files/:fileId`], authenticate: true, handler: f.update },
+    { name: 'files.patch', method: 'PATCH', paths: [`${base}/:id/files/:fileId`], authenticate: true, handler: f.update },
+    { name: 'files.content', method: 'GET', paths: [`${base}/:id/files/:fileId/content`], authenticate: true, handler: f.content },
+    { name: 'notes.patch', method: 'PATCH', paths: [`${base}/:id/notes/:noteId`], authenticate: true, body: json, handler: h.patchNote },
+  ];
+}

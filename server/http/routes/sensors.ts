@@ -1,0 +1,21 @@
+import type { Services } from '../../app.js';
+import { sensorHandlers } from '../handlers/sensors.js';
+import { type Route, json, rootAndV1 } from './types.js';
+
+/**
+ * Sensor intake (CONTRACT §10), at the root and under /api/v1.0, and its read side. The named
+ * types come before the generic `/sensors/:type/...` so that they win.
+ */
+export function sensorRoutes(services: Services): Route[] {
+  const sensors = sensorHandlers({ sensors: services.sensors, files: services.files, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
+  const status = (type: string) => rootAndV1(`/sensors/${type}/:provider_key/status`);
+  return [
+    { name: 'sensors.gpsradio', method: 'POST', paths: status('gps-radio'), authenticate: true, body: json, handler: sensors.status },
+    { name: 'sensors.radioagent', method: 'POST', paths: [...status('radioagent'), ...status('dasradioagent')], authenticate: true, body: json, handler: sensors.radioAgent },
+    { name: 'sensors.cameratrap', method: 'POST', paths: status('camera-trap'), authenticate: true, handler: sensors.cameraTrap },
+    { name: 'sensors.generic', method: 'POST', paths: status(':type'), authenticate: true, body: json, handler: sensors.status },
+    { name: 'observations.list', method: 'GET', paths: ['/api/v1.0/observations'], authenticate: true, handler: sensors.observations },
+    { name: 'subjects.list', method: 'GET', paths: ['/api/v1.0/subjects'], authenticate: true, handler: sensors.subjects },
+    { name: 'subjects.get', method: 'GET', paths: ['/api/v1.0/subject/:id', '/api/v1.0/subjects/:id'], authenticate: true, handler: sensors.subject },
+  ];
+}

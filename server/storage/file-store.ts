@@ -1,0 +1,154 @@
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { PayloadTooLargeError } from '../domain/errors.js';
+import { SNIFF_BYTES, sniffContentType } from './sniff.js';
+
+/** What a stored file is: its content address, size, location under the root, and sniffed type. */
+export interface StoredFile {
+  sha256: string;
+  size: number;
+  /** Relative to the store's root, `/`-separated: what the database keeps. */
+  path: string;
+  contentType: string;
+}
+
+/**
+ * A file fully received into a temporary file, hashed and fsynced, not yet in the store.
+ * `commit` moves it to its content address (atomic rename); `discard` removes the temporary
+ * file. Call `discard` in a `finally`: after a commit it does nothing.
+ */
+export interface StagedFile {
+  readonly sha256: string;
+  readonly size: number;
+  readonly contentType: string;
+  /** Absolute path of the bytes while staged (for readers such as EXIF parsing). */
+  readonly tempPath: string;
+  commit(): Promise<StoredFile>;
+  discard(): Promise<void>;
+}
+
+const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/**
+ * Content-addressed files on disk under `root`: `sha256/ab/cd/<sha256>`, written through
+ * `tmp/` (temp file + fsync + rename + directory fsync), so a reader never sees a partial file
+ * and an interrupted upload leaves nothing behind. The same bytes stored twice are one file.
+ * Used by camera-trap reports and meant for patrol files too.
+ */
+export class FileStore {
+  private constructor(readonly root: string) {}
+
+  /**
+   * Removes temporary files a crashed process left behind. Directories are created on first
+   * use, so a server that never stores a file leaves no trace on disk.
+   */
+  static async open(root: string): Promise<FileStore> {
+    const store = new FileStore(path.resolve(root));
+    const cutoff = Date.now() - STALE_TEMP_MS;
+    const names = await fs.promises.readdir(store.tempDir).catch(() => [] as string[]);
+    for (const name of names) {
+      const file = path.join(store.tempDir, name);
+      const stat = await fs.promises.stat(file).catch(() => null);
+      if (stat && stat.mtimeMs < cutoff) await fs.promises.rm(file, { force: true });
+    }
+    return store;
+  }
+
+  get tempDir(): string {
+    return path.join(this.root, 'tmp');
+  }
+
+  /** Receives `source` completely; more than `maxBytes` is a PayloadTooLargeError (413). */
+  async stage(source: Readable, options: { maxBytes: number }): Promise<StagedFile> {
+    await fs.promises.mkdir(this.tempDir, { recursive: true });
+    const temp = path.join(this.tempDir, `${randomUUID()}.part`);
+    const hash = createHash('sha256');
+    const head: Buffer[] = [];
+    let headBytes = 0;
+    let size = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        size += chunk.length;
+        if (size > options.maxBytes) return callback(new PayloadTooLargeError(`The file is larger than ${options.maxBytes} bytes.`));
+        hash.update(chunk);
+        if (headBytes < SNIFF_BYTES) {
+          head.push(chunk.subarray(0, SNIFF_BYTES - headBytes));
+          headBytes += Math.min(chunk.length, SNIFF_BYTES - headBytes);
+        }
+        callback(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, meter, fs.createWriteStream(temp, { flags: 'wx' }));
+      await fsyncPath(temp, 'r+');
+    } catch (error) {
+      await fs.promises.rm(temp, { force: true });
+      throw error;
+    }
+    const sha256 = hash.digest('hex');
+    const contentType = sniffContentType(Buffer.concat(head));
+    let committed: StoredFile | null = null;
+    return {
+      sha256,
+      size,
+      contentType,
+      tempPath: temp,
+      commit: async () => (committed ??= await this.moveIntoPlace(temp, { sha256, size, contentType })),
+      discard: async () => {
+        if (!committed) await fs.promises.rm(temp, { force: true });
+      },
+    };
+  }
+
+  /** Stages and commits in one step. */
+  async put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+    const staged = await this.stage(source, options);
+    try {
+      return await staged.commit();
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /** Absolute path of a stored file; a relative path that escapes the root is refused. */
+  absolutePath(relative: string): string {
+    const absolute = path.resolve(this.root, relative);
+    if (!absolute.startsWith(this.root + path.sep)) throw new Error(`Path outside the file store: ${relative}`);
+    return absolute;
+  }
+
+  openRead(relative: string): fs.ReadStream {
+    return fs.createReadStream(this.absolutePath(relative));
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    return fs.promises.access(this.absolutePath(relativePathOf(sha256))).then(() => true, () => false);
+  }
+
+  private async moveIntoPlace(temp: string, file: Omit<StoredFile, 'path'>): Promise<StoredFile> {
+    const relative = relativePathOf(file.sha256);
+    const target = this.absolutePath(relative);
+    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    // Same bytes, same name: replacing an existing copy is harmless and keeps this atomic.
+    await fs.promises.rename(temp, target);
+    await fsyncPath(path.dirname(target), 'r');
+    return { ...file, path: relative };
+  }
+}
+
+export function relativePathOf(sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('Not a sha256 hex digest.');
+  return ['sha256', sha256.slice(0, 2), sha256.slice(2, 4), sha256].join('/');
+}
+
+async function fsyncPath(target: string, flags: 'r' | 'r+'): Promise<void> {
+  const handle = await fs.promises.open(target, flags);
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
