@@ -14,6 +14,7 @@ import type { EventTypeV1Service } from './domain/event-types/v1.js';
 import type { PatrolService } from './domain/patrols/service.js';
 import type { PatrolNoteService } from './domain/patrols/notes.js';
 import type { PatrolFileService } from './domain/patrols/files.js';
+import type { EventService } from './domain/events/service.js';
 import type { SensorService } from './domain/sensors/service.js';
 import type { FileStore } from './storage/file-store.js';
 import { authenticate } from './http/middleware/authenticate.js';
@@ -38,6 +39,7 @@ export interface Services {
   patrols: PatrolService;
   patrolNotes: PatrolNoteService;
   patrolFiles: PatrolFileService;
+  events: EventService;
   sensors: SensorService;
   /** Content-addressed uploads under the data directory (camera-trap images; patrol files). */
   files: FileStore;

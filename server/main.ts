@@ -22,6 +22,7 @@ import { EventTypeV1Service } from './domain/event-types/v1.js';
 import { PatrolService } from './domain/patrols/service.js';
 import { PatrolNoteService } from './domain/patrols/notes.js';
 import { PatrolFileService } from './domain/patrols/files.js';
+import { EventService } from './domain/events/service.js';
 import { PatrolSweeper } from './domain/patrols/sweep.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -78,13 +79,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   });
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
+  const choices = new ChoiceService({ store, clock });
   const files = await FileStore.open(path.join(config.dataDir, 'files'));
   const services: Services = {
     store,
     oauth,
     users,
     patrolTypes: new CatalogService(patrolTypeKind, { store, clock }),
-    choices: new ChoiceService({ store, clock }),
+    choices,
     subjects: new SubjectService({ store, clock }),
     eventTypes,
     eventCategories: new EventCategoryService({ store, clock }),
@@ -92,6 +94,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
     patrols,
     patrolNotes: new PatrolNoteService({ store, clock, patrols }),
+    events: new EventService({ store, clock, choices }),
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
     sensors: new SensorService({ store, clock }),
     files,

@@ -22,6 +22,38 @@ interface DemoSubject {
   groups: Array<{ name: string; patrol_leaders: boolean }>;
 }
 
+interface DemoPatrol {
+  title: string;
+  objective: string;
+  priority: number;
+  segments: Array<{ patrol_type: string; leader: string; scheduled: [number, number]; actual?: [number, number | null]; start?: [number, number]; end?: [number, number] }>;
+  notes?: string[];
+}
+
+/** A patrol body from a fixture whose times are hours from `now` and whose leaders are names. */
+function demoPatrolBody(patrol: DemoPatrol, leaders: Array<{ id: string; name: string }>, now: number) {
+  const at = (hours: number | null | undefined) => (hours === null || hours === undefined ? null : new Date(now + hours * 3600_000).toISOString());
+  const place = (point?: [number, number]) => (point ? { latitude: point[0], longitude: point[1] } : null);
+  return {
+    title: patrol.title,
+    objective: patrol.objective,
+    priority: patrol.priority,
+    patrol_segments: patrol.segments.map((segment) => {
+      const leader = leaders.find((candidate) => candidate.name === segment.leader);
+      return {
+        patrol_type: segment.patrol_type,
+        leader: leader ? { content_type: 'observations.subject', id: leader.id } : null,
+        scheduled_start: at(segment.scheduled[0]),
+        scheduled_end: at(segment.scheduled[1]),
+        time_range: { start_time: at(segment.actual?.[0]), end_time: at(segment.actual?.[1]) },
+        start_location: place(segment.start),
+        end_location: place(segment.end),
+      };
+    }),
+    notes: (patrol.notes ?? []).map((text) => ({ text })),
+  };
+}
+
 /**
  * Loads the demo data in `fixtures/demo/` into the default tenant, once: only while that
  * tenant holds nothing but its superuser. Everything goes through the services, as the
@@ -72,5 +104,9 @@ export async function loadDemoData(deps: { services: Services; admin: AdminServi
     await deps.services.eventTypesV1.create(ctx, { value, display: value.replace(/_/g, ' '), schema: fs.readFileSync(path.join(fixturesDir, file), 'utf8') });
   }
   loaded.push(`${eventTypes.event_types.length} v2 and ${v1Files.length} v1 event types`);
+  const patrols = read<{ patrols: DemoPatrol[] }>('patrols.json').patrols;
+  const leaders = await store.repos.subjects.patrolLeaders(tenant.id, null);
+  for (const patrol of patrols) await deps.services.patrols.create(ctx, demoPatrolBody(patrol, leaders, Date.now()));
+  loaded.push(`${patrols.length} patrols`);
   return loaded;
 }

@@ -261,6 +261,10 @@ export interface SensorSubjectRepository {
 /** Events and their files (CONTRACT §5b); the patrols work extends this. */
 export interface EventRepository {
   insert(event: ActivityEvent): Promise<void>;
+  update(event: ActivityEvent): Promise<void>;
+  list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string): Promise<{ total: number; events: ActivityEvent[] }>;
+  /** Segment ids linked to each event. */
+  segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>>;
   find(tenantId: string, id: string): Promise<ActivityEvent | null>;
   touch(tenantId: string, id: string, at: number): Promise<void>;
   attachFile(file: EventFile): Promise<void>;

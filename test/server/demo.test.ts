@@ -12,6 +12,7 @@ t.test(`demo data loads once into the empty default tenant (${dialect})`, async 
   const loaded = await loadDemoData({ services, admin }, dir);
   t.same(loaded.slice(0, 2).map((line) => line.split(' ')[2]), ['ranger', 'analyst']);
   t.match(loaded.join('\n'), /4 patrol types/);
+  t.match(loaded.join('\n'), /3 patrols/);
   const ranger = await s.login('ranger', 'Demo-Acacia-Patrol-2026');
   t.equal((await s.json('/users/me', { token: ranger.access_token })).body.data.name, 'Wanjiru Kamau');
   t.equal((await s.json('/users/', { token: ranger.access_token })).status, 403, 'the ranger cannot list users');
@@ -26,6 +27,9 @@ t.test(`demo data loads once into the empty default tenant (${dialect})`, async 
   t.equal(leaders.body.properties.leader.enum.length, 3, 'three patrol leaders');
   const sighting = await s.json('/api/v2.0/activity/eventtypes/wildlife_sighting/schema?pre_render=true', { token: ranger.access_token });
   t.notMatch(JSON.stringify(sighting.body), /choices\.json/, 'the v2 demo type resolves every choice');
+  const patrols = await s.json('/api/v1.0/activity/patrols', { token: ranger.access_token });
+  t.same(patrols.body.results.map((p: { state: string }) => p.state).sort(), ['done', 'open', 'open'], 'the past patrol completed itself');
+  t.ok(patrols.body.results.every((p: { patrol_segments: Array<{ leader: unknown }> }) => p.patrol_segments[0]?.leader), 'every demo segment has its leader');
   for (const value of ['fence_patrol_rep', 'snare_removal_rep']) {
     t.equal((await s.json(`/api/v1.0/activity/events/schema/eventtype/${value}`, { token: ranger.access_token })).status, 200, `${value} renders`);
     const migrated = await s.json('/api/v2.0/activity/eventtypes/migrate', { method: 'POST', token: (await s.login()).access_token, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ event_types: [value] }) });

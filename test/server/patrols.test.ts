@@ -128,6 +128,19 @@ t.test(`patrols, segments, notes, automatic done (${dialect})`, async (t) => {
     t.same(order, [...order].sort((a: string, b: string) => rank[a]! - rank[b]!), 'open, then done, then cancelled');
   });
 
+  await t.test('derived statuses: scheduled, overdue, active', async (t) => {
+    const make = async (title: string, segment: Record<string, unknown>) => (await post({ title, patrol_segments: [segment] })).body.id;
+    await make('status scheduled', { scheduled_start: at(5), scheduled_end: at(8) });
+    await make('status overdue', { scheduled_start: at(-5), scheduled_end: at(8) });
+    await make('status active', { scheduled_start: at(-5), time_range: { start_time: at(-4) } });
+    const titlesWith = async (status: string) => (await s.json(`${P}?page_size=100&status=${status}`, { token })).body.results.map((p: { title: string }) => p.title).filter((title: string) => title?.startsWith('status '));
+    t.same(await titlesWith('scheduled'), ['status scheduled']);
+    t.same(await titlesWith('overdue'), ['status overdue']);
+    t.same(await titlesWith('active'), ['status active']);
+    const both = (await s.json(`${P}?page_size=100&status=scheduled&status=active`, { token })).body.results.map((p: { title: string }) => p.title).filter((title: string) => title?.startsWith('status ')).sort();
+    t.same(both, ['status active', 'status scheduled'], 'status repeats');
+  });
+
   await t.test('permissions and tenancy', async (t) => {
     const { admin } = s.server.runtime;
     await admin.createUser({ tenant: 'default', username: 'patrol.viewer', password: 'Dik-Dik-Pass-3', permissions: ['view_patrol'] });

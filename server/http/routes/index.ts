@@ -3,6 +3,7 @@ import { coreRoutes } from './core.js';
 import { patrolCatalogRoutes } from './patrol-catalog.js';
 import { eventTypeRoutes } from './event-types.js';
 import { patrolRoutes } from './patrols.js';
+import { eventRoutes } from './events.js';
 import { sensorRoutes } from './sensors.js';
 import type { Route } from './types.js';
 
@@ -10,8 +11,9 @@ export type { Route, Method } from './types.js';
 
 /**
  * The route table: the whole HTTP surface, assembled from one module per area. Order matters
- * where paths overlap (a literal segment such as `/types/schemas` before `/types/:key`).
+ * where paths overlap: a literal segment comes before a parameter in the same place
+ * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  return [...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...sensorRoutes(services)];
+  return [...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services)];
 }

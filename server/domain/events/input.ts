@@ -1,0 +1,61 @@
+import { BodyReader } from '../catalog/fields.js';
+import { PRIORITIES } from '../catalog/input.js';
+import { isUuid } from '../ids.js';
+import { parseIsoWithOffset } from '../time-input.js';
+
+export const EVENT_STATES = ['new', 'active', 'resolved'] as const;
+
+/** Absent fields are undefined (unchanged on PATCH); `location: null` clears it. */
+export interface EventInput {
+  id?: string;
+  eventType?: string;
+  title?: string;
+  time?: number;
+  location?: { latitude: number; longitude: number } | null;
+  priority?: number;
+  state?: (typeof EVENT_STATES)[number];
+  eventDetails?: Record<string, unknown>;
+  patrolSegments?: string[];
+}
+
+/** `{id, event_type, title, time, location {latitude, longitude}, priority, state, event_details, patrol_segments}` (CONTRACT §5b). */
+export function readEventBody(body: unknown, mode: 'create' | 'patch'): EventInput {
+  const reader = BodyReader.of(body);
+  reader.rejectUnknown(['id', 'event_type', 'title', 'time', 'location', 'priority', 'state', 'event_details', 'patrol_segments'], ['serial_number', 'files', 'created_at', 'updated_at', 'url']);
+  const input: EventInput = {
+    eventType: reader.string('event_type', { max: 50, required: mode === 'create' }),
+    title: reader.string('title', { max: 255 }),
+    priority: reader.oneOf('priority', PRIORITIES),
+    state: reader.oneOf('state', EVENT_STATES),
+  };
+  if (reader.has('id')) {
+    const id = reader.body.id;
+    if (typeof id === 'string' && isUuid(id)) input.id = id.toLowerCase();
+    else reader.add('id', { code: 'invalid', message: 'Expected a UUID.', hints: ['Leave id out to have one assigned.'] });
+  }
+  if (reader.has('time')) {
+    const time = typeof reader.body.time === 'string' ? parseIsoWithOffset(reader.body.time) : null;
+    if (time === null) reader.add('time', { code: 'invalid_datetime', message: 'time is an ISO 8601 date-time with an offset.', hints: ['For example 2026-11-20T10:00:00+00:00.'] });
+    else input.time = time;
+  }
+  if (reader.has('location')) {
+    const location = reader.body.location as Record<string, unknown> | null;
+    const lat = location?.latitude;
+    const lon = location?.longitude;
+    if (location === null) input.location = null;
+    else if (typeof lat === 'number' && typeof lon === 'number' && lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180) input.location = { latitude: lat, longitude: lon };
+    else reader.add('location', { code: 'invalid_location', message: 'location is {latitude: -90..90, longitude: -180..180} or null.', hints: ['For example {"latitude": -1.29, "longitude": 36.82}.'] });
+  }
+  if (reader.has('event_details')) {
+    const details = reader.body.event_details;
+    if (details && typeof details === 'object' && !Array.isArray(details)) input.eventDetails = details as Record<string, unknown>;
+    else reader.add('event_details', { code: 'invalid_type', message: 'event_details is a JSON object.', hints: ['Send {} when there is nothing to record.'] });
+  }
+  if (reader.has('patrol_segments')) {
+    const segments = reader.body.patrol_segments;
+    if (Array.isArray(segments) && segments.length <= 50 && segments.every((id) => typeof id === 'string' && isUuid(id))) input.patrolSegments = segments.map((id: string) => id.toLowerCase());
+    else reader.add('patrol_segments', { code: 'invalid', message: 'patrol_segments is a list of segment ids.', hints: ['For example ["<uuid>"].'] });
+  }
+  reader.finish('The event is not valid.');
+  return input;
+}
