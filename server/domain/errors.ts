@@ -68,6 +68,12 @@ export class AuthenticationError extends DomainError {
   }
 }
 
+/** A write's `If-Match` names a version that is no longer current (412). */
+export class PreconditionFailedError extends DomainError {
+  readonly code = 'precondition_failed';
+  readonly status = 412;
+}
+
 export class PayloadTooLargeError extends DomainError {
   readonly code = 'payload_too_large';
   readonly status = 413;

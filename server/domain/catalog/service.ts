@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
-import { InputError, NotFoundError } from '../errors.js';
+import { InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { CatalogItem, RevisionEntry } from '../model.js';
 import type { Repositories, Store } from '../ports.js';
@@ -11,6 +11,12 @@ import { type CatalogDetailQuery, type CatalogListQuery, detailQueryKey, listQue
 import { planRank } from './rank.js';
 import { EMPTY_ENVELOPE_TEXT } from './schema-write.js';
 import { presentOnly } from './input.js';
+
+/** An `If-Match` precondition: how to compare a tag, and the representation variant (origin). */
+export interface Precondition {
+  matches(etag: string): boolean;
+  variant: string;
+}
 
 /**
  * One schema-carrying catalog of a tenant: reads with database-derived validators, writes in
@@ -42,8 +48,22 @@ export class CatalogService<T extends CatalogItem> {
   async detail(ctx: RequestContext, key: string, query: CatalogDetailQuery, variant = ''): Promise<{ item: T; validators: Validators }> {
     const { tenantId } = requirePermission(ctx, ...this.kind.permissions.view);
     const item = await this.find(this.deps.store.repos, tenantId, key, query.includeInactive);
-    const etag = strongEtag(this.kind.catalog, tenantId, item.id, item.revision, detailQueryKey(query), variant);
-    return { item, validators: { etag, lastModified: item.updatedAt } };
+    return { item, validators: { etag: this.detailEtag(item, query, variant), lastModified: item.updatedAt } };
+  }
+
+  private detailEtag(item: T, query: CatalogDetailQuery, variant: string): string {
+    return strongEtag(this.kind.catalog, item.tenantId, item.id, item.revision, detailQueryKey(query), variant);
+  }
+
+  /**
+   * Optimistic concurrency: an `If-Match` on a write must name the item's current revision.
+   * Any representation of that revision counts (with or without schema, deactivated shown or
+   * not), since the client may have read any of them; a stale or foreign tag is 412.
+   */
+  private checkIfMatch(item: T, precondition: Precondition | undefined): void {
+    if (!precondition) return;
+    const current = [false, true].flatMap((includeInactive) => [false, true].map((includeSchema) => this.detailEtag(item, { includeInactive, includeSchema }, precondition.variant)));
+    if (!current.some((etag) => precondition.matches(etag))) throw new PreconditionFailedError(`The ${this.kind.label} has changed since it was read (If-Match does not match its current ETag).`);
   }
 
   /** For reads that need the item but no validators (schema, history). */
@@ -59,10 +79,14 @@ export class CatalogService<T extends CatalogItem> {
   }
 
   /** PUT and PATCH: only the fields present change; a write that changes nothing changes nothing. */
-  async update(ctx: RequestContext, key: string, body: unknown, mode: 'replace' | 'patch'): Promise<T> {
+  async update(ctx: RequestContext, key: string, body: unknown, mode: 'replace' | 'patch', precondition?: Precondition): Promise<T> {
     const { tenantId } = requirePermission(ctx, this.kind.permissions.change);
     const fields = this.kind.readBody(body, mode);
-    return this.write(tenantId, async (repos, now) => this.updateWithin(repos, ctx, await this.find(repos, tenantId, key, true), fields, now));
+    return this.write(tenantId, async (repos, now) => {
+      const current = await this.find(repos, tenantId, key, true);
+      this.checkIfMatch(current, precondition);
+      return this.updateWithin(repos, ctx, current, fields, now);
+    });
   }
 
   /**
@@ -101,10 +125,11 @@ export class CatalogService<T extends CatalogItem> {
     return this.kind.repository(repos).find(tenantId, key);
   }
 
-  async remove(ctx: RequestContext, key: string): Promise<void> {
+  async remove(ctx: RequestContext, key: string, precondition?: Precondition): Promise<void> {
     const { tenantId } = requirePermission(ctx, this.kind.permissions.delete);
     await this.write(tenantId, async (repos) => {
       const current = await this.find(repos, tenantId, key, true);
+      this.checkIfMatch(current, precondition);
       await this.kind.repository(repos).delete(tenantId, current.id);
     });
   }

@@ -1,11 +1,11 @@
 import type { ChoiceService } from '../../domain/choices/service.js';
 import type { CatalogService } from '../../domain/catalog/service.js';
-import { readBeforeKey } from '../../domain/catalog/service.js';
+import { type Precondition, readBeforeKey } from '../../domain/catalog/service.js';
 import { batchEntry, readStoredSchema } from '../../domain/catalog/schema-read.js';
 import { toFieldIssue } from '../../domain/catalog/schema-write.js';
 import type { CatalogItem } from '../../domain/model.js';
 import { readDetailQuery, readListQuery, readRenderQuery } from '../catalog-query.js';
-import { answerConditionally } from '../conditional.js';
+import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
 import { errorBody } from '../error-body.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentRevision, withSchema } from '../presenters.js';
@@ -23,6 +23,11 @@ export function catalogHandlers<T extends CatalogItem>(
   deps: { choices: ChoiceService; trustProxy: boolean },
 ) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
+  /** `If-Match` (strong comparison, RFC 9110 §13.1.1), when the client sent one. */
+  const precondition = (ctx: AppContext): Precondition | undefined => {
+    const header = ctx.get('If-Match');
+    return header ? { matches: (etag) => ifMatchSatisfied(header, etag), variant: origin(ctx) } : undefined;
+  };
   const renderOptions = (ctx: AppContext) => ({ ...readRenderQuery(ctx), resolver: deps.choices.resolverFor(requestContext(ctx), new URL(origin(ctx)).host) });
   return {
     async list(ctx: AppContext) {
@@ -48,15 +53,15 @@ export function catalogHandlers<T extends CatalogItem>(
     },
 
     async replace(ctx: AppContext) {
-      ctx.body = present(await service.update(requestContext(ctx), key(ctx), ctx.state.body, 'replace'), origin(ctx));
+      ctx.body = present(await service.update(requestContext(ctx), key(ctx), ctx.state.body, 'replace', precondition(ctx)), origin(ctx));
     },
 
     async patch(ctx: AppContext) {
-      ctx.body = present(await service.update(requestContext(ctx), key(ctx), ctx.state.body, 'patch'), origin(ctx));
+      ctx.body = present(await service.update(requestContext(ctx), key(ctx), ctx.state.body, 'patch', precondition(ctx)), origin(ctx));
     },
 
     async remove(ctx: AppContext) {
-      await service.remove(requestContext(ctx), key(ctx));
+      await service.remove(requestContext(ctx), key(ctx), precondition(ctx));
       ctx.status = 204;
     },
 

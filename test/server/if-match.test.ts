@@ -1,0 +1,30 @@
+import t from 'tap';
+import { dialect, startTestServer } from '../helpers/server.js';
+import { TYPES, createType, send } from '../helpers/catalog.js';
+
+t.test(`If-Match on catalog writes (${dialect})`, async (t) => {
+  const s = await startTestServer(t);
+  if (!s) return;
+  const token = (await s.login()).access_token;
+  await createType(s, token, { value: 'guarded', display: 'Guarded' });
+  const withMatch = (method: string, body: unknown, ifMatch: string) => s.json(`${TYPES}/guarded`, { ...send(method, body, token), headers: { 'Content-Type': 'application/json', 'If-Match': ifMatch } });
+  const read = await s.request(`${TYPES}/guarded?include_schema=true`, { token });
+  const tag = read.headers.get('etag')!;
+  const ok = await withMatch('PATCH', { display: 'First' }, tag);
+  t.equal(ok.status, 200, 'the current ETag (of any representation) matches');
+  const stale = await withMatch('PATCH', { display: 'Second' }, tag);
+  t.equal(stale.status, 412, 'a stale ETag is 412');
+  t.equal(stale.body.status.code, 412);
+  t.equal((await s.json(`${TYPES}/guarded`, { token })).body.display, 'First', 'and changed nothing');
+  t.equal((await withMatch('PATCH', { display: 'Weak' }, `W/${(await s.request(`${TYPES}/guarded`, { token })).headers.get('etag')}`)).status, 412, 'weak tags never match If-Match');
+  t.equal((await withMatch('PATCH', { display: 'Any' }, '*')).status, 200, '* matches any current version');
+  const fresh = (await s.request(`${TYPES}/guarded`, { token })).headers.get('etag')!;
+  t.equal((await withMatch('PUT', { value: 'guarded', display: 'Put' }, `"other", ${fresh}`)).status, 200, 'a list containing the current tag');
+  t.equal((await withMatch('DELETE', {}, fresh)).status, 412, 'DELETE with a stale tag');
+  const last = (await s.request(`${TYPES}/guarded`, { token })).headers.get('etag')!;
+  t.equal((await s.request(`${TYPES}/guarded`, { method: 'DELETE', token, headers: { 'If-Match': last } })).status, 204);
+  const [a, b] = await Promise.all([createType(s, token, { value: 'race', display: 'Race' }).then(async () => (await s.request(`${TYPES}/race`, { token })).headers.get('etag')!), Promise.resolve(null)]);
+  t.equal(b, null);
+  const racers = await Promise.all([1, 2, 3].map((n) => s.json(`${TYPES}/race`, { ...send('PATCH', { display: `Racer ${n}` }, token), headers: { 'Content-Type': 'application/json', 'If-Match': a } })));
+  t.same(racers.map((r) => r.status).sort(), [200, 412, 412], 'concurrent writers with one tag: exactly one wins');
+});
