@@ -25,6 +25,8 @@ export interface Config {
   readonly loadDemoData: boolean;
   /** How often the automatic-done sweep runs; 0 turns it off. */
   readonly patrolSweepSeconds: number;
+  /** How long a resolved bearer token or client may be reused without a database read (0: never). */
+  readonly authCacheMs: number;
   /** Largest patrol file upload (413 beyond). */
   readonly maxFileBytes: number;
 }
@@ -88,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
       windowSeconds: DEFAULTS.throttle.windowSeconds,
     },
     loadDemoData: overrides.loadDemoData ?? false,
+    authCacheMs: integer(env.FIELDOPS_AUTH_CACHE_MS, 'FIELDOPS_AUTH_CACHE_MS', 2000, 0, 60000),
     maxFileBytes: integer(env.FIELDOPS_MAX_FILE_BYTES, 'FIELDOPS_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 ** 31),
     patrolSweepSeconds: integer(env.FIELDOPS_PATROL_SWEEP_SECONDS, 'FIELDOPS_PATROL_SWEEP_SECONDS', 60, 0, 86400),
   };

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { AdminService } from './domain/admin.js';
 import { type BootstrapResult, bootstrapEmptyDatabase } from './domain/bootstrap.js';
 import { OAuthService } from './domain/oauth/service.js';
+import { PrincipalCache } from './domain/oauth/principal-cache.js';
 import type { Store } from './domain/ports.js';
 import { loadCommonPasswords, packageRoot } from './domain/users/common-passwords.js';
 import { loadDemoData } from './domain/demo.js';
@@ -76,6 +77,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
     passwordHashCost: config.passwordHashCost,
     throttle: config.throttle,
+    principals: new PrincipalCache(config.authCacheMs),
   });
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
@@ -102,7 +104,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,
   };
-  const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost });
+  const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {
     hot.close();
     await database.close();

@@ -37,7 +37,8 @@ export interface NewClientCommand {
  * validate exactly as the API does; failures are InputError/NotFoundError with a clear message.
  */
 export class AdminService {
-  constructor(private readonly deps: { store: Store; users: UserService; clock: Clock; passwordHashCost: number }) {}
+  /** `rightsChanged` is told whenever users' or clients' rights change (resolved credentials are cached). */
+  constructor(private readonly deps: { store: Store; users: UserService; clock: Clock; passwordHashCost: number; rightsChanged(): void }) {}
 
   async createTenant(name: string): Promise<Tenant> {
     if (!TENANT_NAME.test(name)) {
@@ -104,6 +105,7 @@ export class AdminService {
     const user = await this.deps.store.repos.users.findByUsername(username);
     if (!user) throw new NotFoundError(`No user "${username}".`);
     await this.deps.store.repos.users.grantPermissions(user.id, permissions);
+    this.deps.rightsChanged();
     return user;
   }
 
@@ -114,6 +116,7 @@ export class AdminService {
     const profile = await users.findByUsername(profileUsername);
     if (!user || !profile || user.tenantId !== profile.tenantId) throw new NotFoundError('Both users must exist in the same tenant.');
     await users.addProfile(user.id, profile.id);
+    this.deps.rightsChanged();
   }
 
   private async tenant(name: string): Promise<Tenant> {

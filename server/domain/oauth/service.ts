@@ -13,6 +13,7 @@ import { SCOPE, type TokenResponse } from './issue.js';
 import { isValidChallenge } from './pkce.js';
 import { appendQuery, redirectUriMatches } from './redirect-uri.js';
 import { LoginThrottle } from './throttle.js';
+import type { PrincipalCache } from './principal-cache.js';
 
 export interface OAuthServiceOptions {
   store: Store;
@@ -22,6 +23,8 @@ export interface OAuthServiceOptions {
   authorizationCodeTtlSeconds: number;
   passwordHashCost: number;
   throttle: ThrottleConfig;
+  /** Resolved credentials, briefly (see PrincipalCache for the contract). */
+  principals: PrincipalCache;
 }
 
 export interface AuthorizeQuery {
@@ -37,8 +40,10 @@ export interface AuthorizeQuery {
 export class OAuthService {
   private readonly deps: OAuthDeps;
   private decoy: Promise<string> | null = null;
+  private readonly principals: PrincipalCache;
 
   constructor(options: OAuthServiceOptions) {
+    this.principals = options.principals;
     this.deps = {
       store: options.store,
       clock: options.clock,
@@ -53,6 +58,8 @@ export class OAuthService {
     const grantType = form.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'Missing parameter: grant_type.');
     const client = await authenticateClient(this.deps.store.repos.clients, credentials);
+    // A refresh or code grant may revoke a family (reuse, replay): forget resolved tokens.
+    if (grantType !== 'password') this.principals.clear();
     switch (grantType) {
       case 'password':
         return passwordGrant(this.deps, client, form, address);
@@ -116,6 +123,7 @@ export class OAuthService {
     const hash = sha256Hex(token);
     const now = this.deps.clock.now();
     const { tokens } = this.deps.store.repos;
+    this.principals.clear();
     const refresh = await tokens.findRefreshToken(hash);
     if (refresh) {
       if (refresh.clientPk !== client.id) throw new OAuthError('unauthorized_client', 'The token was issued to another client.');
@@ -131,9 +139,13 @@ export class OAuthService {
 
   /** Resolves `Authorization: Bearer <token>` (and the User-Profile header) to a principal. */
   async authenticateBearer(token: string, profileHeader: string | undefined): Promise<Principal> {
-    const { repos } = this.deps.store;
-    const found = await repos.tokens.findAccessTokenWithOwner(sha256Hex(token));
+    const hash = sha256Hex(token);
+    const cacheKey = `${hash}\u0000${profileHeader ?? ''}`;
     const now = this.deps.clock.now();
+    const cached = this.principals.get(cacheKey, now);
+    if (cached) return cached;
+    const { repos } = this.deps.store;
+    const found = await repos.tokens.findAccessTokenWithOwner(hash);
     if (!found || found.token.revokedAt !== null || found.token.expiresAt <= now || !found.user.isActive) {
       throw new AuthenticationError('Invalid or expired token.', 'invalid_token');
     }
@@ -145,7 +157,7 @@ export class OAuthService {
       if (!profile?.isActive) throw new NotAllowedError('You may not act as that profile.');
     }
     const actor = profile ?? user;
-    return {
+    const principal: Principal = {
       kind: 'user',
       tenantId: user.tenantId,
       user,
@@ -154,14 +166,28 @@ export class OAuthService {
       permissions: new Set(await repos.users.permissionsOf(actor.id)),
       isSuperuser: actor.isSuperuser,
     };
+    this.principals.set(cacheKey, principal, found.token.expiresAt, now);
+    return principal;
+  }
+
+  /** Forget resolved credentials: rights or tokens changed in this process. */
+  invalidatePrincipals(): void {
+    this.principals.clear();
   }
 
   /** Resolves an application principal from `client_id` (+ secret for confidential clients). */
   async authenticateApplication(clientId: string, secret: string | undefined): Promise<Principal> {
+    // Keyed by a digest of the secret, never the secret: a wrong secret misses and is checked.
+    const cacheKey = `app\u0000${clientId}\u0000${sha256Hex(secret ?? '')}`;
+    const now = this.deps.clock.now();
+    const cached = this.principals.get(cacheKey, now);
+    if (cached) return cached;
     const { repos } = this.deps.store;
     const client = await repos.clients.findByClientId(clientId);
     const secretOk = client?.secretHash == null || (secret !== undefined && secret !== '' && (await verifySecret(secret, client.secretHash)));
     if (!client || client.tenantId === null || !secretOk) throw new AuthenticationError('Invalid client credentials.');
-    return { kind: 'application', tenantId: client.tenantId, client, permissions: new Set(await repos.clients.permissionsOf(client.id)), isSuperuser: false };
+    const principal: Principal = { kind: 'application', tenantId: client.tenantId, client, permissions: new Set(await repos.clients.permissionsOf(client.id)), isSuperuser: false };
+    this.principals.set(cacheKey, principal, Number.POSITIVE_INFINITY, now);
+    return principal;
   }
 }
