@@ -27,9 +27,10 @@ export class EventTypeMigrationService {
   constructor(private readonly deps: { store: Store; clock: Clock; eventTypes: CatalogService<EventType> }) {}
 
   async migrate(ctx: RequestContext, body: unknown, origin: string): Promise<{ applied: boolean; results: MigrationEntry[] }> {
+    const principal = requirePermission(ctx, 'view_eventtype');
     const { values, dryRun } = readMigrateBody(body);
-    const principal = dryRun ? requirePermission(ctx, 'view_eventtype') : requirePermission(ctx, 'add_eventtype');
     if (!dryRun) {
+      requirePermission(ctx, 'add_eventtype');
       requirePermission(ctx, 'change_eventtype');
       requirePermission(ctx, 'add_choice');
     }

@@ -42,8 +42,10 @@ export class EventService {
   /** Creates an event; with `segmentId` (POST /segments/<id>/events) it is linked to that segment too. */
   async create(ctx: RequestContext, body: unknown, ownHost: string, segmentId?: string): Promise<EventView> {
     const principal = requirePermission(ctx, 'add_event');
-    const input = readEventBody(body, 'create');
     const { tenantId } = principal;
+    // The addressed segment first: a segment of another tenant is 404 whatever the body says.
+    if (segmentId && !(isUuid(segmentId) && (await this.deps.store.repos.patrols.findSegment(tenantId, segmentId.toLowerCase())))) throw new NotFoundError('No such patrol segment.');
+    const input = readEventBody(body, 'create');
     const details = await this.checkDetails(ctx, tenantId, input.eventType!, input.eventDetails ?? {}, ownHost);
     return this.deps.store.transaction(async (repos) => {
       if (input.id && (await repos.events.find(tenantId, input.id))) throw new ConflictError('An event with this id already exists.');
