@@ -4,9 +4,11 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
  * Redirect URI matching. Exact string comparison, except that a registered loopback URI
  * (`http://127.0.0.1/...`, `http://[::1]/...`, `http://localhost/...`) matches any port, as
  * native apps listen on an ephemeral one (RFC 8252 §7.3). Nothing else is normalised: a
- * different path, query, scheme or host is a different URI.
+ * different path, query, scheme or host is a different URI, and a fragment is never allowed.
  */
 export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
+  // A redirect URI never carries a fragment (RFC 6749 §3.1.2), whatever was registered.
+  if (requested.includes('#')) return false;
   if (registered.includes(requested)) return true;
   const candidate = parse(requested);
   if (!candidate || !LOOPBACK_HOSTS.has(candidate.hostname) || candidate.protocol !== 'http:') return false;
