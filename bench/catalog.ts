@@ -12,37 +12,16 @@ import { randomUUID } from 'node:crypto';
 import knexFactory from 'knex';
 import { runLoad, type LoadResult } from './lib/load.js';
 import { repoRoot, startChild } from './lib/processes.js';
+import { dataDirFor, freshDatabase, parseArgs } from './lib/database.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const args = parseArgs(process.argv);
 const dialect = args.get('dialect') ?? 'sqlite';
 const seconds = Number(args.get('seconds') ?? 5);
 const sizes = (args.get('sizes') ?? '10,1000,10000').split(',').map(Number);
 const connections = Number(args.get('connections') ?? 16);
-const pgAdminUrl = process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PASSWORD = 'Bench-Catalog-Pass-1';
 const TYPES = '/api/v1.0/activity/patrols/types';
 
-async function database(): Promise<{ location: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-'));
-    return { location: path.join(dir, 'bench.sqlite3'), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `fieldops_bench_${randomUUID().slice(0, 8)}`;
-  const admin = knexFactory({ client: 'pg', connection: pgAdminUrl });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(pgAdminUrl);
-  url.pathname = `/${name}`;
-  return {
-    location: url.toString(),
-    drop: async () => {
-      const dropper = knexFactory({ client: 'pg', connection: pgAdminUrl });
-      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.destroy();
-    },
-  };
-}
 
 /** Inserts `count` patrol types directly and moves the catalog version, as the service would. */
 async function seed(location: string, count: number): Promise<void> {
@@ -62,8 +41,8 @@ async function seed(location: string, count: number): Promise<void> {
 }
 
 async function measure(size: number) {
-  const db = await database();
-  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
+  const db = await freshDatabase(dialect);
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDirFor(db.location), FIELDOPS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
   const server = await startChild([path.join(repoRoot, 'bin/fieldops.js'), 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
   const origin = server.match[1]!;
   try {

@@ -19,38 +19,17 @@ import { parseDatabase } from '../server/config.js';
 import { openDatabase } from '../server/db/knex.js';
 import { migrateToLatest } from '../server/db/migrate.js';
 import { repoRoot, startChild } from './lib/processes.js';
+import { freshDatabase, parseArgs } from './lib/database.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const args = parseArgs(process.argv);
 const dialect = args.get('dialect') ?? 'sqlite';
 const seconds = Number(args.get('seconds') ?? 10);
 const senders = Number(args.get('senders') ?? 4);
 const batchSize = Number(args.get('batch') ?? 100);
-const pgAdminUrl = process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PASSWORD = 'Bench-Sensors-Pass-1';
 const SOURCES_PER_SENDER = 10;
 const START = Date.UTC(2026, 0, 1);
 
-async function freshDatabase(): Promise<{ location: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-'));
-    return { location: path.join(dir, 'bench.sqlite3'), drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `fieldops_bench_${randomUUID().slice(0, 8)}`;
-  const admin = knexFactory({ client: 'pg', connection: pgAdminUrl });
-  await admin.raw(`CREATE DATABASE ${name}`);
-  await admin.destroy();
-  const url = new URL(pgAdminUrl);
-  url.pathname = `/${name}`;
-  return {
-    location: url.toString(),
-    drop: async () => {
-      const dropper = knexFactory({ client: 'pg', connection: pgAdminUrl });
-      await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.destroy();
-    },
-  };
-}
 
 /** The n-th batch of a sender: fresh (source, recorded_at) pairs, spread over its sources. */
 function batchOf(sender: number, n: number) {
@@ -83,7 +62,7 @@ function summarise(observations: number, requests: number, started: bigint, late
 
 /** The baseline: the same rows, the same statement, straight into the database. */
 async function bareInserts(): Promise<Run & { stored: number }> {
-  const db = await freshDatabase();
+  const db = await freshDatabase(dialect);
   const database = openDatabase(parseDatabase(db.location, path.dirname(db.location)));
   try {
     const { knex } = database;
@@ -130,7 +109,7 @@ async function bareInserts(): Promise<Run & { stored: number }> {
 
 /** Through the server: HTTP, JSON, validation, sources, subjects, status, one transaction a batch. */
 async function intake() {
-  const db = await freshDatabase();
+  const db = await freshDatabase(dialect);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-data-'));
   const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
   const child = await startChild([path.join(repoRoot, 'bin/fieldops.js'), 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
