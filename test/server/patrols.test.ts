@@ -114,7 +114,10 @@ t.test(`patrols, segments, notes, automatic done (${dialect})`, async (t) => {
     t.equal((await q('{not json')).status, 400);
     t.equal((await q({ colour: 'red' })).status, 400);
     t.equal((await q({ date_range: { lower: 'yesterday' } })).status, 400);
-    t.equal((await s.json(`${P}?status=sleeping`, { token })).status, 400);
+    const badStatus = await s.json(`${P}?status=sleeping`, { token });
+    t.equal(badStatus.status, 400);
+    t.equal(badStatus.body.status.code, 400, 'the envelope survives a field named status');
+    t.equal(badStatus.body.status_param[0].code, 'invalid', 'whose issues are under status_param');
     t.equal((await s.json(`${P}?exclude_empty_patrols=maybe`, { token })).status, 400);
     const titles = (response: { body: { results: Array<{ title: string }> } }) => response.body.results.map((p) => p.title).sort();
     t.same(titles(await q({ text: 'NORTHERN' })), ['Northern boundary']);
