@@ -1,4 +1,4 @@
-import { ConflictError, DomainError, UnavailableError } from '../domain/errors.js';
+import { ConflictError, DomainError, InputError, UnavailableError } from '../domain/errors.js';
 
 /**
  * Driver errors become domain errors here, so services and handlers never see dialect codes:
@@ -11,6 +11,10 @@ export function translateDbError(error: unknown): unknown {
   const message = (error as { message?: unknown })?.message;
   if (code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return new ConflictError('A record with the same unique key already exists.');
+  }
+  // Text the database cannot hold (a NUL byte, an invalid encoding) can only come from input.
+  if (code === '22021' || code === '22P05' || code === '54000') {
+    return new InputError('The request contains characters or values the database cannot store (such as a NUL byte).');
   }
   if (isUnavailable(code, message)) {
     return new UnavailableError('The database is unavailable; try again shortly.');

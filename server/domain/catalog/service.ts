@@ -173,7 +173,8 @@ export class CatalogService<T extends CatalogItem> {
   }
 
   private async find(repos: Repositories, tenantId: string, key: string, includeInactive: boolean): Promise<T> {
-    const item = key.length <= 100 ? await this.kind.repository(repos).find(tenantId, key) : null;
+    // Keys with control characters name nothing (and PostgreSQL text cannot even hold NUL).
+    const item = key.length <= 100 && !/[\u0000-\u001f]/.test(key) ? await this.kind.repository(repos).find(tenantId, key) : null;
     if (!item || (!item.isActive && !includeInactive)) throw new NotFoundError(`No such ${this.kind.label}.`);
     return item;
   }
