@@ -35,3 +35,10 @@ export function reportError(error: unknown, stderr: NodeJS.WritableStream): numb
   stderr.write(`fieldops: unexpected error (a bug; please report it)\n${(error as Error)?.stack ?? String(error)}\n`);
   return EXIT.failure;
 }
+
+/** Ends a command with an exit code once it has printed its own report (e.g. lint found errors). */
+export class CommandExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander';
-import { EXIT, reportError } from './errors.js';
+import { CommandExit, EXIT, reportError } from './errors.js';
 import { registerAdminCommands } from './commands/admin.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerClientCommands } from './commands/index.js';
 
 export interface CliIo {
   stdout: NodeJS.WritableStream;
@@ -24,6 +25,7 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError();
   registerServeCommand(program, io);
   registerAdminCommands(program, io);
+  registerClientCommands(program, io);
   return program;
 }
 
@@ -38,6 +40,7 @@ export async function main(argv: string[], io: CliIo = { stdout: process.stdout,
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
       return EXIT.usage;
     }
+    if (error instanceof CommandExit) return error.exitCode;
     return reportError(error, io.stderr);
   }
 }

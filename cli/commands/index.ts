@@ -1,0 +1,26 @@
+/** The client half of the CLI: every command that talks to a server or works offline. */
+import type { Command } from 'commander';
+import type { CliIo } from '../main.js';
+import { registerLintCommand } from './lint.js';
+import { registerLoginCommand } from './login.js';
+import { registerLogoutCommand } from './logout.js';
+import { registerMigrateCommand } from './migrate.js';
+import { registerReplayCommand } from './replay.js';
+import { registerStatusCommand } from './status.js';
+import { registerSyncCommand } from './sync.js';
+import { registerTrackedByCommand } from './trackedby.js';
+import { registerTypesCommands } from './types.js';
+import { registerWhoamiCommand } from './whoami.js';
+
+export function registerClientCommands(program: Command, io: CliIo): void {
+  registerLoginCommand(program, io);
+  registerLogoutCommand(program, io);
+  registerWhoamiCommand(program, io);
+  registerSyncCommand(program, io);
+  registerStatusCommand(program, io);
+  registerTypesCommands(program, io);
+  registerTrackedByCommand(program, io);
+  registerLintCommand(program, io);
+  registerMigrateCommand(program, io);
+  registerReplayCommand(program, io);
+}

@@ -1,0 +1,71 @@
+import { writeFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import { openMirror, type CommandContext } from '../context.js';
+import { CommandExit, EXIT, UserFacingError } from '../errors.js';
+import type { FormatName } from '../lint/formats/index.js';
+import type { CliIo } from '../main.js';
+import { toolVersion } from '../version.js';
+import { clientAction, withCommonOptions } from './common.js';
+
+const FORMAT_NAMES: FormatName[] = ['stylish', 'json', 'sarif', 'junit', 'github'];
+
+interface LintOptions {
+  profile?: string;
+  json?: boolean;
+  format?: FormatName;
+  output?: string;
+  maxWarnings?: string;
+  mirror: boolean;
+}
+
+export function registerLintCommand(program: Command, io: CliIo): void {
+  withCommonOptions(
+    program
+      .command('lint')
+      .description('validate v2 {json, ui} documents (and the schema of patrol/event type exports) with every rule of the toolkit')
+      .argument('<paths...>', 'files, directories (every *.json below) or quoted globs')
+      .addOption(new Option('--format <format>', 'report format (default: github under GITHUB_ACTIONS, else stylish)').choices(FORMAT_NAMES))
+      .option('--output <file>', 'write the report to a file instead of standard output')
+      .option('--max-warnings <n>', 'exit 1 when there are more warnings than this')
+      .option('--no-mirror', 'do not check choice references against the mirrored choices')
+      .addHelpText('after', '\nExit codes: 0 no errors (and warnings within --max-warnings), 1 errors found, 2 usage error.'),
+  ).action(
+    clientAction<LintOptions>(io, async (ctx, options, paths) => {
+      const maxWarnings = options.maxWarnings === undefined ? Infinity : Number(options.maxWarnings);
+      if (maxWarnings !== Infinity && !(Number.isInteger(maxWarnings) && maxWarnings >= 0)) {
+        throw new UserFacingError(`--max-warnings must be a whole number, 0 or more (got ${options.maxWarnings})`, 'leave it out for no limit', 2);
+      }
+      const format: FormatName = options.format ?? (options.json ? 'json' : ctx.settings.githubActions ? 'github' : 'stylish');
+      const [{ collectFiles }, { FORMATS }, { summarise }, { runLint }] = await Promise.all([
+        import('../lint/collect-files.js'),
+        import('../lint/formats/index.js'),
+        import('../lint/report.js'),
+        import('../lint/run-lint.js'),
+      ]);
+      const targets = collectFiles(paths);
+      const choices = options.mirror ? await choiceListsOf(ctx) : undefined;
+      const report = await runLint(targets, choices);
+      const text = FORMATS[format](report, { color: !options.output && ctx.out.enabled, toolVersion: toolVersion() });
+      if (options.output) await writeFile(options.output, text);
+      else io.stdout.write(text);
+      const summary = summarise(report);
+      if (options.output) ctx.info(`fieldops lint: ${summary.errors} errors, ${summary.warnings} warnings in ${summary.documents} documents; report written to ${options.output}`);
+      if (summary.errors > 0) throw new CommandExit(EXIT.failure);
+      if (summary.warnings > maxWarnings) {
+        ctx.info(`fieldops lint: ${summary.warnings} warnings exceed --max-warnings ${maxWarnings}`);
+        throw new CommandExit(EXIT.failure);
+      }
+    }),
+  );
+}
+
+async function choiceListsOf(ctx: CommandContext) {
+  const store = await openMirror(ctx, { create: false, optional: true });
+  if (!store) return undefined;
+  try {
+    const { mirrorChoiceLists } = await import('../lint/run-lint.js');
+    return await mirrorChoiceLists(store);
+  } finally {
+    await store.close();
+  }
+}

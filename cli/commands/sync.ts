@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { runSync } from '../../sync/engine/run-sync.js';
+import { RESOURCE_SPECS } from '../../sync/engine/resources.js';
+import { connect, openMirror, printJson } from '../context.js';
+import type { CliIo } from '../main.js';
+import { renderSyncReport, syncReportJson } from '../render/sync-report.js';
+import { syncDisplay } from '../ui/sync-display.js';
+import { clientAction, withCommonOptions } from './common.js';
+
+export function registerSyncCommand(program: Command, io: CliIo): void {
+  withCommonOptions(
+    program
+      .command('sync')
+      .description('mirror patrol types, the tracked-by schema, v2 event types and choices for offline use')
+      .addHelpText(
+        'after',
+        '\nOnly what changed is downloaded (ETag / Last-Modified): an unchanged server costs one 304 per resource.\n' +
+          'All changes are written in one transaction: the mirror is the old or the new state, never a mix.\n' +
+          'Network errors and 5xx are retried with backoff (FIELDOPS_RETRIES, FIELDOPS_RETRY_DELAY_MS).',
+      ),
+  ).action(
+    clientAction(io, async (ctx) => {
+      const connection = await connect(ctx);
+      try {
+        const store = await openMirror(ctx, { create: true });
+        try {
+          const display = await syncDisplay(ctx, RESOURCE_SPECS.map((s) => s.name));
+          let report;
+          try {
+            report = await runSync({ transport: connection.transport, server: connection.session.server, username: connection.session.username, store, onEvent: display.onEvent });
+          } finally {
+            await display.stop();
+          }
+          for (const warning of report.warnings) ctx.warn(warning);
+          if (ctx.json) printJson(ctx, syncReportJson(report, connection.wire));
+          else ctx.print(renderSyncReport(report, connection.wire, ctx.out));
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await connection.close();
+      }
+    }),
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * What every command starts from: the parsed environment, the chosen profile, how to print, and
+ * (for commands that need them) a connection to the server and the mirror. Commands stay thin:
+ * they parse options, call sync/ or a library function, and render.
+ */
+import { CredentialsFile } from '../sync/auth/credentials-file.js';
+import type { Session } from '../sync/auth/session.js';
+import type { WireLog } from '../sync/counting.js';
+import type { Transport } from '../sync/http.js';
+import type { MirrorStore } from '../sync/mirror/store.js';
+import { UserFacingError } from './errors.js';
+import type { CliIo } from './main.js';
+import { createStyle, isTty, type Style } from './output/style.js';
+import { normaliseServerUrl } from './server-url.js';
+import { loadSettings, mirrorPath, profileName, type CliSettings } from './settings.js';
+
+export interface CommonOptions {
+  profile?: string;
+  json?: boolean;
+}
+
+export interface CommandContext {
+  io: CliIo;
+  settings: CliSettings;
+  profile: string;
+  json: boolean;
+  /** stdout is a terminal (tables may be coloured); stderr is one (live progress allowed). */
+  stdoutTty: boolean;
+  stderrTty: boolean;
+  out: Style;
+  err: Style;
+  credentials: CredentialsFile;
+  now: () => number;
+  print(text: string): void;
+  warn(text: string): void;
+  info(text: string): void;
+}
+
+export function commandContext(io: CliIo, options: CommonOptions): CommandContext {
+  const settings = loadSettings(io.env);
+  const stdoutTty = isTty(io.stdout);
+  const stderrTty = isTty(io.stderr);
+  const err = createStyle(stderrTty && !settings.noColor);
+  const ctx: CommandContext = {
+    io,
+    settings,
+    profile: profileName(settings, options.profile),
+    json: Boolean(options.json),
+    stdoutTty,
+    stderrTty,
+    out: createStyle(stdoutTty && !settings.noColor),
+    err,
+    credentials: new CredentialsFile(settings.configDir, (message) => ctx.warn(message)),
+    now: Date.now,
+    print: (text) => io.stdout.write(text.endsWith('\n') ? text : text + '\n'),
+    warn: (text) => io.stderr.write(`${err.yellow('warning:')} ${text}\n`),
+    info: (text) => io.stderr.write(text + '\n'),
+  };
+  return ctx;
+}
+
+export interface Connection {
+  session: Session;
+  /** Retrying, with the session's bearer token. */
+  transport: Transport;
+  wire: WireLog;
+  close(): Promise<void>;
+}
+
+/** The network stack: undici → wire counting → retries with backoff → bearer token. */
+export async function baseTransport(ctx: CommandContext, options: { retryUnsafe?: boolean } = {}): Promise<{ transport: Transport; wire: WireLog; close(): Promise<void> }> {
+  const [{ createUndiciTransport }, { countingTransport }, { withRetries }] = await Promise.all([
+    import('../sync/transport.js'),
+    import('../sync/counting.js'),
+    import('../sync/retry.js'),
+  ]);
+  const undici = createUndiciTransport({ timeoutMs: ctx.settings.timeoutMs });
+  const counted = countingTransport(undici);
+  const transport = withRetries(counted.transport, {
+    attempts: ctx.settings.retries,
+    baseDelayMs: ctx.settings.retryDelayMs,
+    retryUnsafe: options.retryUnsafe,
+    onRetry: ({ attempt, delayMs, reason, url }) => ctx.warn(`${new URL(url).pathname}: ${reason}; retrying in ${delayMs} ms (${attempt}/${ctx.settings.retries - 1})`),
+  });
+  return { transport, wire: counted.log, close: () => undici.close() };
+}
+
+/** A session from FIELDOPS_TOKEN or the profile's saved tokens. */
+export async function connect(ctx: CommandContext, options: { server?: string; retryUnsafe?: boolean } = {}): Promise<Connection> {
+  const stack = await baseTransport(ctx, options);
+  const { authorizedTransport, profileSession, tokenSession } = await import('../sync/auth/session.js');
+  try {
+    let session: Session;
+    if (ctx.settings.token) {
+      const saved = await ctx.credentials.profile(ctx.profile);
+      const server = options.server ?? ctx.settings.server ?? saved?.server;
+      if (!server) throw new UserFacingError('FIELDOPS_TOKEN is set but no server is known', 'set FIELDOPS_SERVER (or pass --server) to the server the token is for', 2);
+      session = tokenSession(normaliseServerUrl(server), ctx.settings.token);
+    } else {
+      session = await profileSession({ file: ctx.credentials, name: ctx.profile, transport: stack.transport, now: ctx.now });
+    }
+    return { session, transport: authorizedTransport(stack.transport, session), wire: stack.wire, close: stack.close };
+  } catch (error) {
+    await stack.close();
+    throw error;
+  }
+}
+
+/** The profile's mirror; with `create: false`, a user-facing error when it was never synced. */
+export async function openMirror(ctx: CommandContext, options: { create: true }): Promise<MirrorStore>;
+export async function openMirror(ctx: CommandContext, options: { create: false; optional: true }): Promise<MirrorStore | null>;
+export async function openMirror(ctx: CommandContext, options: { create: false; optional?: false }): Promise<MirrorStore>;
+export async function openMirror(ctx: CommandContext, options: { create: boolean; optional?: boolean }): Promise<MirrorStore | null> {
+  const file = mirrorPath(ctx.settings, ctx.profile);
+  const [{ openMirrorDatabase }, { KnexMirrorStore }] = await Promise.all([import('../sync/mirror/open.js'), import('../sync/mirror/knex-store.js')]);
+  const knex = await openMirrorDatabase(file, { create: options.create });
+  if (knex) return new KnexMirrorStore(knex);
+  if (options.optional) return null;
+  throw new UserFacingError(`no mirror yet for profile "${ctx.profile}" (${file})`, `run \`fieldops sync${ctx.profile === 'default' ? '' : ` --profile ${ctx.profile}`}\` once while online`);
+}
+
+export function printJson(ctx: CommandContext, value: unknown): void {
+  ctx.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}

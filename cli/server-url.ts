@@ -1,0 +1,24 @@
+import { UserFacingError } from './errors.js';
+
+/** `http(s)://host[:port][/path]` without a trailing slash, query or fragment. */
+export function normaliseServerUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+  } catch {
+    throw new UserFacingError(`invalid server URL ${JSON.stringify(raw)}`, 'give it as https://host[:port]', 2);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UserFacingError(`invalid server URL ${JSON.stringify(raw)}: only http and https are supported`, 'give it as https://host[:port]', 2);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new UserFacingError(`invalid server URL ${JSON.stringify(raw)}: no query, fragment or credentials allowed`, 'give it as https://host[:port]', 2);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Plain http is fine on this machine; anywhere else the password and tokens travel in clear. */
+export function isLoopback(server: string): boolean {
+  const host = new URL(server).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}

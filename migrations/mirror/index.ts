@@ -1,0 +1,10 @@
+import type { Knex } from 'knex';
+import * as mirror from './20261121_0001_mirror.js';
+
+/**
+ * The mirror's migrations, in order. Append only: a mirror migrated on a field laptop is never
+ * re-migrated from an edited file; a change is a new file. Migrations import no application code.
+ */
+export const mirrorMigrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
+  { name: '20261121_0001_mirror', migration: mirror },
+];

@@ -1,0 +1,172 @@
+/**
+ * The credentials file: one JSON file under the XDG config directory holding, per profile, the
+ * server, the username, the OAuth endpoints and the current tokens (never the password).
+ *
+ * Contract:
+ * - the file and its directory are created 0600/0700 and written atomically (temporary file in
+ *   the same directory, fsync, rename), so a crash leaves the old or the new file;
+ * - a file readable by others is tightened to 0600 on read, with a warning;
+ * - `update` runs under a lock file, so two fieldops processes refreshing tokens at once do not
+ *   both spend the same refresh token (the server would revoke the whole family).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { failure } from '../errors.js';
+
+export interface StoredProfile {
+  server: string;
+  username: string;
+  clientId: string;
+  tokenEndpoint: string;
+  revocationEndpoint: string | null;
+  accessToken: string;
+  refreshToken: string | null;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+  tokenType: string;
+  loggedInAt: string;
+}
+
+export interface CredentialsData {
+  profiles: Record<string, StoredProfile>;
+}
+
+const LOCK_STALE_MS = 30_000;
+const LOCK_WAIT_MS = 15_000;
+
+export class CredentialsFile {
+  readonly path: string;
+  private readonly lockPath: string;
+
+  constructor(
+    readonly directory: string,
+    private readonly warn: (message: string) => void = () => {},
+  ) {
+    this.path = path.join(directory, 'credentials.json');
+    this.lockPath = this.path + '.lock';
+  }
+
+  async read(): Promise<CredentialsData> {
+    let text: string;
+    try {
+      const stat = await fs.promises.stat(this.path);
+      if ((stat.mode & 0o077) !== 0) {
+        await fs.promises.chmod(this.path, 0o600);
+        this.warn(`${this.path} was readable by other users; its mode is now 0600`);
+      }
+      text = await fs.promises.readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+      throw error;
+    }
+    try {
+      return fromFile(JSON.parse(text));
+    } catch {
+      throw failure('input', `${this.path} is not a valid credentials file`, 'delete it and log in again with `fieldops login`');
+    }
+  }
+
+  async profile(name: string): Promise<StoredProfile | undefined> {
+    return (await this.read()).profiles[name];
+  }
+
+  /** Reads, lets `change` edit, writes; all under the lock. `change` may do I/O (a token refresh). */
+  async update<T>(change: (data: CredentialsData) => Promise<T> | T): Promise<T> {
+    await this.lock();
+    try {
+      const data = await this.read();
+      const result = await change(data);
+      await this.write(data);
+      return result;
+    } finally {
+      await fs.promises.rm(this.lockPath, { force: true });
+    }
+  }
+
+  private async write(data: CredentialsData): Promise<void> {
+    await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    const temporary = `${this.path}.${process.pid}.tmp`;
+    const handle = await fs.promises.open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(toFile(data), null, 2) + '\n');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.promises.rename(temporary, this.path);
+  }
+
+  private async lock(): Promise<void> {
+    await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        await fs.promises.writeFile(this.lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      if (await this.lockIsStale()) {
+        await fs.promises.rm(this.lockPath, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw failure('input', `${this.lockPath} is held by another fieldops process`, 'wait for it to finish, or delete the lock file if no fieldops is running');
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  private async lockIsStale(): Promise<boolean> {
+    try {
+      const [stat, pid] = await Promise.all([fs.promises.stat(this.lockPath), fs.promises.readFile(this.lockPath, 'utf8')]);
+      if (Date.now() - stat.mtimeMs > LOCK_STALE_MS) return true;
+      process.kill(Number(pid), 0);
+      return false;
+    } catch (error) {
+      // ESRCH: the holder died; ENOENT: released meanwhile. Either way, try again.
+      return (error as NodeJS.ErrnoException).code === 'ESRCH' || (error as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+  }
+}
+
+// The file uses snake_case keys, like the API it stores tokens of.
+function toFile(data: CredentialsData): unknown {
+  const profiles: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(data.profiles)) {
+    profiles[name] = {
+      server: p.server,
+      username: p.username,
+      client_id: p.clientId,
+      token_endpoint: p.tokenEndpoint,
+      revocation_endpoint: p.revocationEndpoint,
+      token_type: p.tokenType,
+      access_token: p.accessToken,
+      refresh_token: p.refreshToken,
+      expires_at: new Date(p.expiresAt).toISOString(),
+      logged_in_at: p.loggedInAt,
+    };
+  }
+  return { version: 1, profiles };
+}
+
+function fromFile(raw: any): CredentialsData {
+  if (!raw || typeof raw !== 'object' || typeof raw.profiles !== 'object') throw new Error('bad file');
+  const profiles: Record<string, StoredProfile> = {};
+  for (const [name, p] of Object.entries<any>(raw.profiles)) {
+    if (typeof p?.server !== 'string' || typeof p.access_token !== 'string') throw new Error('bad profile');
+    profiles[name] = {
+      server: p.server,
+      username: String(p.username ?? ''),
+      clientId: String(p.client_id ?? 'fieldops-cli'),
+      tokenEndpoint: String(p.token_endpoint),
+      revocationEndpoint: typeof p.revocation_endpoint === 'string' ? p.revocation_endpoint : null,
+      tokenType: String(p.token_type ?? 'Bearer'),
+      accessToken: p.access_token,
+      refreshToken: typeof p.refresh_token === 'string' ? p.refresh_token : null,
+      expiresAt: Date.parse(p.expires_at) || 0,
+      loggedInAt: String(p.logged_in_at ?? ''),
+    };
+  }
+  return { profiles };
+}

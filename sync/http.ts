@@ -1,0 +1,50 @@
+/**
+ * The transport port's types and its error, without any HTTP client behind them: imported by
+ * everything that speaks HTTP, loaded cheaply (undici is only loaded by transport.ts).
+ *
+ * Contract of a `Transport`: the returned body is always read to the end (a 304 or an error
+ * body too), so the connection goes back to the pool; network failures reject with
+ * `TransportError`.
+ */
+export interface TransportRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface TransportResponse {
+  status: number;
+  /** Lower-case header names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: Uint8Array;
+}
+
+export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
+
+/** The request never got an HTTP answer: refused, reset, timed out, DNS failure. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly url: string,
+    /** The system or undici code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...). */
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+
+  /** True when the server cannot have seen the request (safe to retry even a non-idempotent one). */
+  get notSent(): boolean {
+    return this.code === 'ECONNREFUSED' || this.code === 'ENOTFOUND' || this.code === 'EAI_AGAIN';
+  }
+}
+
+/** Case-insensitive header read. */
+export function header(response: TransportResponse, name: string): string | undefined {
+  return response.headers[name.toLowerCase()];
+}
+
+export function bodyText(response: TransportResponse): string {
+  return new TextDecoder().decode(response.body);
+}
