@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../server/config.js';
-import { type Runtime, openRuntime } from '../../server/main.js';
-import { createLogger } from '../../server/logger.js';
+import type { Runtime } from '../../server/main.js';
 import type { CliIo } from '../main.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -13,6 +11,12 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 export function registerAdminCommands(program: Command, io: CliIo): void {
   const admin = program.command('admin').description('administer tenants, users and OAuth clients directly on the database');
   const withRuntime = async (options: { database?: string }, work: (runtime: Runtime) => Promise<string>) => {
+    // The server is loaded only when an admin command runs: the rest of the CLI starts faster.
+    const [{ loadConfig }, { openRuntime }, { createLogger }] = await Promise.all([
+      import('../../server/config.js'),
+      import('../../server/main.js'),
+      import('../../server/logger.js'),
+    ]);
     const config = loadConfig(io.env, { database: options.database });
     const runtime = await openRuntime(config, { logger: createLogger('warn') });
     try {
