@@ -22,6 +22,11 @@ import { type BodyLimits, parseBody } from './http/middleware/body.js';
 import { errorMapping } from './http/middleware/errors.js';
 import { requestIdAndLog } from './http/middleware/request-id.js';
 import { routeTable } from './http/routes/index.js';
+import { requestMetrics } from './http/middleware/metrics.js';
+import { validateRequest } from './http/middleware/validate.js';
+import type { ResponseChecker } from './http/openapi/response-check.js';
+import { createHttpAjv } from './http/schemas/ajv.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { AppState, Middleware } from './http/state.js';
 
 /** Everything the HTTP layer needs, built by the composition root (server/main.ts). */
@@ -46,6 +51,11 @@ export interface Services {
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;
+  metrics: Metrics;
+  /** The static bearer token that may read /metrics (FIELDOPS_METRICS_TOKEN), if any. */
+  metricsToken: string | null;
+  /** Checks every response against its described schema (tests); null in production. */
+  responseCheck: ResponseChecker | null;
 }
 
 /** Builds the Koa application. It never listens: tests and main decide how to serve it. */
@@ -56,14 +66,22 @@ export function createApp(services: Services): Koa<AppState> {
   app.silent = true;
   const router = new Router<AppState>();
   const auth = authenticate(services.oauth);
-  for (const route of routeTable(services)) {
+  const ajv = createHttpAjv();
+  const routes = routeTable(services);
+  // Sensor batches refused by their schema never reach the intake: count them here.
+  const onBatchRejected = (items: number) => services.metrics.observations('rejected', items);
+  for (const route of routes) {
     const steps: Middleware[] = [(ctx, next) => ((ctx.state.routeName = route.name), next())];
     if (route.authenticate) steps.push(auth);
     if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
+    const validate = validateRequest(route, ajv, { onBatchRejected });
+    if (validate) steps.push(validate);
     steps.push(async (ctx) => route.handler(ctx));
     for (const path of route.paths) router.register(path, [route.method], steps as never, { name: route.name });
   }
   app.use(requestIdAndLog(services.logger) as never);
+  app.use(requestMetrics(services.metrics) as never);
+  if (services.responseCheck) app.use(services.responseCheck.middleware(routes) as never);
   app.use(errorMapping as never);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -29,6 +29,10 @@ export interface Config {
   readonly authCacheMs: number;
   /** Largest patrol file upload (413 beyond). */
   readonly maxFileBytes: number;
+  /** A static bearer token that may read /metrics (for scrapers); null: only view_metrics principals. */
+  readonly metricsToken: string | null;
+  /** Check every response against its described schema, recording violations (test runs). */
+  readonly checkResponses: boolean;
 }
 
 export type DatabaseConfig =
@@ -93,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     authCacheMs: integer(env.FIELDOPS_AUTH_CACHE_MS, 'FIELDOPS_AUTH_CACHE_MS', 2000, 0, 60000),
     maxFileBytes: integer(env.FIELDOPS_MAX_FILE_BYTES, 'FIELDOPS_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 ** 31),
     patrolSweepSeconds: integer(env.FIELDOPS_PATROL_SWEEP_SECONDS, 'FIELDOPS_PATROL_SWEEP_SECONDS', 60, 0, 86400),
+    metricsToken: env.FIELDOPS_METRICS_TOKEN || null,
+    checkResponses: bool(env.FIELDOPS_CHECK_RESPONSES, false),
   };
   return deepFreeze(config);
 }

@@ -33,6 +33,9 @@ import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
 import { SensorService } from './domain/sensors/service.js';
 import { FileStore } from './storage/file-store.js';
+import { Metrics } from './metrics/metrics.js';
+import { ResponseChecker } from './http/openapi/response-check.js';
+import { createHttpAjv } from './http/schemas/ajv.js';
 
 /**
  * The composition root: config → database → store → services → app. Nothing else wires
@@ -59,6 +62,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const database = openDatabase(config.database);
+  const metrics = new Metrics({ pool: () => database.poolStats(), processMetrics: true });
   try {
     const applied = await migrateToLatest(database.knex);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -78,6 +82,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     passwordHashCost: config.passwordHashCost,
     throttle: config.throttle,
     principals: new PrincipalCache(config.authCacheMs),
+    metrics,
   });
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
@@ -98,11 +103,14 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     patrolNotes: new PatrolNoteService({ store, clock, patrols }),
     events: new EventService({ store, clock, choices }),
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
-    sensors: new SensorService({ store, clock }),
+    sensors: new SensorService({ store, clock, metrics }),
     files,
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,
+    metrics,
+    metricsToken: config.metricsToken,
+    responseCheck: config.checkResponses ? new ResponseChecker(createHttpAjv()) : null,
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../server/config.js';
-import { startServer } from '../../server/main.js';
-import { DEFAULT_TENANT } from '../../server/domain/bootstrap.js';
+import type { Store } from '../../server/domain/ports.js';
 import type { CliIo } from '../main.js';
 import { UserFacingError } from '../errors.js';
 
@@ -15,6 +13,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--data-dir <dir>', 'where the SQLite file and uploads live (env FIELDOPS_DATA_DIR; default ./data)')
     .option('--demo', 'load the demo data into the default tenant when it is empty')
     .action(async (options: { port?: number; host?: string; database?: string; dataDir?: string; demo?: boolean }) => {
+      // The server is loaded only when `serve` runs: the client commands start faster.
+      const [{ loadConfig }, { startServer }, { DEFAULT_TENANT }] = await Promise.all([
+        import('../../server/config.js'),
+        import('../../server/main.js'),
+        import('../../server/domain/bootstrap.js'),
+      ]);
       const config = loadConfig(io.env, { port: options.port, host: options.host, database: options.database, dataDir: options.dataDir, loadDemoData: options.demo });
       const server = await startServer(config);
       const { runtime, bootstrap } = server;
@@ -22,7 +26,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         `fieldops is listening on ${server.url}`,
         `  database:  ${runtime.database.description}`,
         `  data dir:  ${config.dataDir}`,
-        `  health:    ${server.url}/healthz   readiness: ${server.url}/readyz`,
+        `  API docs:  ${server.url}/api/docs   (OpenAPI 3.1: ${server.url}/api/openapi.json)`,
+        `  metrics:   ${server.url}/metrics   (${config.metricsToken ? 'bearer FIELDOPS_METRICS_TOKEN, or ' : ''}a user with view_metrics)`,
+        `  health:    ${server.url}/healthz   readiness: ${server.url}/readyz (${await readiness(runtime.store)})`,
       ];
       if (bootstrap.initialised) {
         lines.push(`  created tenant "${DEFAULT_TENANT}", superuser "admin" and the public OAuth client "fieldops-cli"`);
@@ -39,6 +45,17 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       io.stderr.write('fieldops: shutting down (finishing in-flight requests)\n');
       await server.close();
     });
+}
+
+/** What /readyz would say now, in words. */
+async function readiness(store: Store): Promise<string> {
+  try {
+    await store.ping();
+    const pending = await store.pendingMigrations();
+    return pending.length ? `not ready: ${pending.length} migration(s) pending` : 'ready';
+  } catch {
+    return 'not ready: the database is unreachable';
+  }
 }
 
 function waitForSignal(): Promise<void> {

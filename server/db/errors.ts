@@ -23,14 +23,16 @@ export function translateDbError(error: unknown): unknown {
 }
 
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
   '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+  // Deadlock and serialization failure: the transaction was rolled back; retrying may succeed.
+  '40P01', '40001',
   'SQLITE_BUSY', 'SQLITE_LOCKED',
 ]);
 
 function isUnavailable(code: unknown, message: unknown): boolean {
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return typeof message === 'string' && /Timeout acquiring a connection|Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(message);
+  return typeof message === 'string' && /Timeout acquiring a connection|Connection terminated|connection timeout|not queryable|the database system is (starting up|shutting down)/i.test(message);
 }
 
 export function isUniqueViolation(error: unknown): boolean {

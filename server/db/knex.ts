@@ -10,7 +10,33 @@ export interface Database {
   readonly dialect: Dialect;
   /** A description safe for logs and the start-up banner (no password). */
   readonly description: string;
+  /** The pool's connections right now (for the metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  used: number;
+  free: number;
+  pendingAcquires: number;
+  pendingCreates: number;
+  max: number;
+}
+
+interface TarnPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+}
+
+/** knex creates its pool (tarn) lazily: before the first query there is none, all zero. */
+function poolStatsOf(knex: Knex, max: number): () => PoolStats {
+  return () => {
+    const pool = (knex.client as { pool?: TarnPool }).pool;
+    if (!pool) return { used: 0, free: 0, pendingAcquires: 0, pendingCreates: 0, max };
+    return { used: pool.numUsed(), free: pool.numFree(), pendingAcquires: pool.numPendingAcquires(), pendingCreates: pool.numPendingCreates(), max };
+  };
 }
 
 /**
@@ -44,7 +70,7 @@ export function openDatabase(config: DatabaseConfig): Database {
         },
       },
     });
-    return { knex, dialect: 'sqlite', description: `sqlite ${config.filename}`, close: () => knex.destroy() };
+    return { knex, dialect: 'sqlite', description: `sqlite ${config.filename}`, poolStats: poolStatsOf(knex, 1), close: () => knex.destroy() };
   }
   const knex = knexFactory({
     client: 'pg',
@@ -52,7 +78,7 @@ export function openDatabase(config: DatabaseConfig): Database {
     pool: { min: 0, max: config.poolMax, acquireTimeoutMillis: 10000 },
     acquireConnectionTimeout: 10000,
   });
-  return { knex, dialect: 'postgres', description: `postgres ${redactUrl(config.url)}`, close: () => knex.destroy() };
+  return { knex, dialect: 'postgres', description: `postgres ${redactUrl(config.url)}`, poolStats: poolStatsOf(knex, config.poolMax), close: () => knex.destroy() };
 }
 
 interface SqliteConnection {

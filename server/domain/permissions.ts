@@ -7,6 +7,8 @@ export const PERMISSIONS = [
   'view_user', 'add_user', 'change_user',
   'add_observation', 'view_observation', 'view_subject',
   'view_event', 'add_event', 'change_event',
+  // Operations: read /metrics (not in CONTRACT §2's list; added for the metrics endpoint).
+  'view_metrics',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -62,6 +62,8 @@ export async function startTestServer(t: Test, options: TestServerOptions = {}):
       FIELDOPS_PASSWORD_HASH_COST: String(2 ** 12),
       FIELDOPS_DATA_DIR: database.config.dialect === 'sqlite' ? database.location + '.data' : `/tmp/fieldops-test-data-${process.pid}`,
       LOG_LEVEL: 'info',
+      // Every response is checked against the route's described schema (server/http/schemas).
+      FIELDOPS_CHECK_RESPONSES: '1',
       ...options.env,
     },
     { port: 0, host: '127.0.0.1', database: database.location },
@@ -70,6 +72,7 @@ export async function startTestServer(t: Test, options: TestServerOptions = {}):
   t.teardown(async () => {
     await server.close();
     await database.drop();
+    assertResponsesDescribed(server);
   });
   const request = (path: string, init: RequestInit & { token?: string } = {}) => {
     const headers = new Headers(init.headers);
@@ -103,4 +106,16 @@ export { dialect };
 /** Sends a JSON body. */
 export function jsonBody(value: unknown, init: RequestInit & { token?: string } = {}): RequestInit & { token?: string } {
   return { method: 'POST', ...init, headers: { 'Content-Type': 'application/json', ...(init.headers as Record<string, string>) }, body: JSON.stringify(value) };
+}
+
+/**
+ * Responses seen by a test server must match what /api/openapi.json describes: a violation
+ * fails the test that saw it (and is also in the checker's file under the OS temp dir).
+ */
+export function assertResponsesDescribed(server: RunningServer): void {
+  const violations = server.runtime.services.responseCheck?.violations ?? [];
+  if (violations.length > 0) {
+    const lines = violations.slice(0, 10).map((v) => `${v.method} ${v.path} (${v.route}) ${v.status}: ${v.problem}`);
+    throw new Error(`responses that do not match their description in server/http/schemas/:\n${lines.join('\n')}`);
+  }
 }

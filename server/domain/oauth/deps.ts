@@ -12,3 +12,8 @@ export interface OAuthDeps {
   /** A hash of a random secret, spent on unknown usernames (timing). */
   decoyHash(): Promise<string>;
 }
+
+/** Counts what the token endpoint issues (injected by the composition root; a no-op by default). */
+export interface OAuthMetrics {
+  tokenIssued(grant: 'password' | 'refresh_token' | 'authorization_code'): void;
+}

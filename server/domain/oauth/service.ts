@@ -7,7 +7,7 @@ import { AuthenticationError, NotAllowedError, OAuthError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Store } from '../ports.js';
 import { type ClientCredentials, authenticateClient, clientServesTenant, requireGrant } from './client-auth.js';
-import type { OAuthDeps } from './deps.js';
+import type { OAuthDeps, OAuthMetrics } from './deps.js';
 import { type TokenForm, authorizationCodeGrant, passwordGrant, refreshGrant } from './grants.js';
 import { SCOPE, type TokenResponse } from './issue.js';
 import { isValidChallenge } from './pkce.js';
@@ -25,6 +25,8 @@ export interface OAuthServiceOptions {
   throttle: ThrottleConfig;
   /** Resolved credentials, briefly (see PrincipalCache for the contract). */
   principals: PrincipalCache;
+  /** Counts tokens issued by grant (the metrics); none by default. */
+  metrics?: OAuthMetrics;
 }
 
 export interface AuthorizeQuery {
@@ -39,11 +41,13 @@ export interface AuthorizeQuery {
 /** The authorization server (CONTRACT §9) and the resolution of request credentials. */
 export class OAuthService {
   private readonly deps: OAuthDeps;
+  private readonly metrics: OAuthMetrics;
   private decoy: Promise<string> | null = null;
   private readonly principals: PrincipalCache;
 
   constructor(options: OAuthServiceOptions) {
     this.principals = options.principals;
+    this.metrics = options.metrics ?? { tokenIssued: () => undefined };
     this.deps = {
       store: options.store,
       clock: options.clock,
@@ -60,16 +64,22 @@ export class OAuthService {
     const client = await authenticateClient(this.deps.store.repos.clients, credentials);
     // A refresh or code grant may revoke a family (reuse, replay): forget resolved tokens.
     if (grantType !== 'password') this.principals.clear();
+    let issued: TokenResponse;
     switch (grantType) {
       case 'password':
-        return passwordGrant(this.deps, client, form, address);
+        issued = await passwordGrant(this.deps, client, form, address);
+        break;
       case 'refresh_token':
-        return refreshGrant(this.deps, client, form);
+        issued = await refreshGrant(this.deps, client, form);
+        break;
       case 'authorization_code':
-        return authorizationCodeGrant(this.deps, client, form);
+        issued = await authorizationCodeGrant(this.deps, client, form);
+        break;
       default:
         throw new OAuthError('unsupported_grant_type', `Unsupported grant_type: ${grantType}.`);
     }
+    this.metrics.tokenIssued(grantType);
+    return issued;
   }
 
   /**

@@ -24,6 +24,13 @@ function defaultsFor(providerType: string): IntakeDefaults {
   return { providerType, sourceType: providerType.slice(0, 50), subjectSubtype: 'unassigned' };
 }
 
+/** Counts observations by outcome (injected by the composition root; a no-op by default). */
+export interface SensorMetrics {
+  observations(outcome: 'created' | 'duplicate' | 'rejected', count: number): void;
+}
+
+const NO_METRICS: SensorMetrics = { observations: () => undefined };
+
 export type RadioAgentResult = { kind: 'heartbeat'; echo: Record<string, unknown> } | { kind: 'batch'; result: IntakeResult & { heartbeats: number } };
 
 /**
@@ -32,7 +39,17 @@ export type RadioAgentResult = { kind: 'heartbeat'; echo: Record<string, unknown
  * read with `view_observation`, subjects with `view_subject`. Everything is the caller's tenant.
  */
 export class SensorService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  private readonly metrics: SensorMetrics;
+
+  constructor(private readonly deps: { store: Store; clock: Clock; metrics?: SensorMetrics }) {
+    this.metrics = deps.metrics ?? NO_METRICS;
+  }
+
+  /** Created and duplicate counts of a committed intake; every item of a refused batch is rejected. */
+  private count(result: IntakeResult): void {
+    this.metrics.observations('created', result.created);
+    this.metrics.observations('duplicate', result.duplicates);
+  }
 
   /** 401/403 unless the caller may record observations (checked again by each intake method). */
   authorizeIntake(ctx: RequestContext): void {
@@ -47,20 +64,30 @@ export class SensorService {
     const { items, pointer } = readItems(body);
     const issues: ItemIssue[] = [];
     const observations = items.map((raw, index) => readObservation(raw, index, pointer(index), issues));
+    if (issues.length > 0) this.metrics.observations('rejected', items.length);
     throwItemIssues(issues, items.length);
-    return this.deps.store.transaction(async (repos) => {
+    const result = await this.deps.store.transaction(async (repos) => {
       const now = this.deps.clock.now();
       const provider = await repos.sensors.ensureProvider(tenantId, providerKey, providerType, now);
       return storeObservations(repos, provider, observations.filter((o) => o !== null), defaultsFor(providerType), now);
     });
+    this.count(result);
+    return result;
   }
 
   /** Radio agents: observations as above, and heartbeats kept as the provider's latest status. */
   async recordRadioAgent(ctx: RequestContext, providerKey: string, body: unknown): Promise<RadioAgentResult> {
     const { tenantId } = requirePermission(ctx, 'add_observation');
     checkProviderKey(providerKey);
-    const batch = readRadioAgentBatch(body);
-    return this.deps.store.transaction(async (repos) => {
+    let batch: ReturnType<typeof readRadioAgentBatch>;
+    try {
+      batch = readRadioAgentBatch(body);
+    } catch (error) {
+      // Every message of a refused batch counts as rejected (heartbeats included).
+      if (error instanceof InputError) this.metrics.observations('rejected', Array.isArray(body) ? body.length : 1);
+      throw error;
+    }
+    const outcome = await this.deps.store.transaction(async (repos): Promise<RadioAgentResult> => {
       const now = this.deps.clock.now();
       const provider = await repos.sensors.ensureProvider(tenantId, providerKey, 'radioagent', now);
       const latest = batch.heartbeats.at(-1);
@@ -71,6 +98,8 @@ export class SensorService {
         : { received: 0, created: 0, duplicates: 0 };
       return { kind: 'batch', result: { ...result, received: result.received + batch.heartbeats.length, heartbeats: batch.heartbeats.length } };
     });
+    if (outcome.kind === 'batch') this.count({ ...outcome.result, received: outcome.result.received - outcome.result.heartbeats });
+    return outcome;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Services } from '../../app.js';
 import { sensorHandlers } from '../handlers/sensors.js';
 import { type Route, json, rootAndV1 } from './types.js';
+import { readSchemas, sensorSchemas } from '../schemas/sensors.js';
 
 /**
  * Sensor intake (CONTRACT §10), at the root and under /api/v1.0, and its read side. The named
@@ -10,12 +11,12 @@ export function sensorRoutes(services: Services): Route[] {
   const sensors = sensorHandlers({ sensors: services.sensors, files: services.files, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
   const status = (type: string) => rootAndV1(`/sensors/${type}/:provider_key/status`);
   return [
-    { name: 'sensors.gpsradio', method: 'POST', paths: status('gps-radio'), authenticate: true, body: json, handler: sensors.status },
-    { name: 'sensors.radioagent', method: 'POST', paths: [...status('radioagent'), ...status('dasradioagent')], authenticate: true, body: json, handler: sensors.radioAgent },
-    { name: 'sensors.cameratrap', method: 'POST', paths: status('camera-trap'), authenticate: true, handler: sensors.cameraTrap },
-    { name: 'sensors.generic', method: 'POST', paths: status(':type'), authenticate: true, body: json, handler: sensors.status },
-    { name: 'observations.list', method: 'GET', paths: ['/api/v1.0/observations'], authenticate: true, handler: sensors.observations },
-    { name: 'subjects.list', method: 'GET', paths: ['/api/v1.0/subjects'], authenticate: true, handler: sensors.subjects },
-    { name: 'subjects.get', method: 'GET', paths: ['/api/v1.0/subject/:id', '/api/v1.0/subjects/:id'], authenticate: true, handler: sensors.subject },
+    { name: 'sensors.gpsradio', method: 'POST', paths: status('gps-radio'), authenticate: true, body: json, schema: sensorSchemas.status, handler: sensors.status },
+    { name: 'sensors.radioagent', method: 'POST', paths: [...status('radioagent'), ...status('dasradioagent')], authenticate: true, body: json, schema: sensorSchemas.radioAgent, handler: sensors.radioAgent },
+    { name: 'sensors.cameratrap', method: 'POST', paths: status('camera-trap'), authenticate: true, schema: sensorSchemas.cameraTrap, handler: sensors.cameraTrap },
+    { name: 'sensors.generic', method: 'POST', paths: status(':type'), authenticate: true, body: json, schema: sensorSchemas.generic, handler: sensors.status },
+    { name: 'observations.list', method: 'GET', paths: ['/api/v1.0/observations'], authenticate: true, schema: readSchemas.observations, handler: sensors.observations },
+    { name: 'subjects.list', method: 'GET', paths: ['/api/v1.0/subjects'], authenticate: true, schema: readSchemas.subjects, handler: sensors.subjects },
+    { name: 'subjects.get', method: 'GET', paths: ['/api/v1.0/subject/:id', '/api/v1.0/subjects/:id'], authenticate: true, schema: readSchemas.subject, handler: sensors.subject },
   ];
 }

@@ -1,0 +1,161 @@
+import { AUTH_ERRORS, array, dateTime, envelope, errors, nullable, object, ok, openObject, page, pageParams, queryBoolean, queryDateTime, queryParams, readErrors, str, uuid } from './common.js';
+import { subject } from './choices.js';
+import { type JSONSchema, type ResponseSpec, type RouteSchema, named } from './types.js';
+
+/**
+ * Sensor intake (CONTRACT §10) and its read side. Intake bodies are one item or an array of
+ * 1..1000; issues are listed under `observations` with each item's index, and nothing of a
+ * batch with an invalid item is stored. null counts as absent, as the intake reads it.
+ */
+
+const tag = 'sensors';
+const optionalText = (maxLength: number, description?: string): JSONSchema => ({ type: ['string', 'null'], maxLength, ...(description ? { description } : {}) });
+
+const observationProperties: Record<string, JSONSchema> = {
+  manufacturer_id: optionalText(200, 'The source (collar, radio) id; required.'),
+  recorded_at: { type: ['string', 'null'], format: 'date-time', description: 'ISO 8601 with an offset; required.' },
+  location: {
+    type: ['object', 'null'],
+    properties: {
+      lat: { type: ['number', 'null'], minimum: -90, maximum: 90, 'x-error-codes': { minimum: 'out_of_range', maximum: 'out_of_range' } },
+      lon: { type: ['number', 'null'], minimum: -180, maximum: 180, 'x-error-codes': { minimum: 'out_of_range', maximum: 'out_of_range' } },
+    },
+    required: ['lat', 'lon'],
+    description: '`{lat, lon}`; required.',
+  },
+  subject_id: { type: ['string', 'null'], format: 'uuid', description: 'An existing subject of the tenant.', 'x-error-code': 'invalid' },
+  subject_name: optionalText(100),
+  subject_subtype: optionalText(50),
+  subject_groups: { type: ['array', 'null'], items: { type: 'string', maxLength: 100, 'x-error-code': 'invalid' }, maxItems: 20, description: 'Group names (at most 20).', 'x-error-codes': { maxItems: 'too_many' } },
+  model_name: optionalText(100),
+  source_type: optionalText(50),
+  additional: { type: ['object', 'null'], description: 'Kept with the observation; radio state keys (`radio_state`, ...) update the subject.' },
+};
+const observationItem: JSONSchema = named('ObservationInput', openObject(observationProperties, ['manufacturer_id', 'recorded_at', 'location']));
+
+const batchOf = (item: JSONSchema, description: string): JSONSchema => ({
+  type: ['object', 'array'],
+  description,
+  items: item,
+  minItems: 1,
+  maxItems: 1000,
+  // A single object is one item: the item's own keywords apply to it too.
+  if: { type: 'object' },
+  then: item,
+  'x-batch-key': 'observations',
+  'x-error-codes': { minItems: 'empty_batch', maxItems: 'batch_too_large' },
+});
+
+const heartbeat: JSONSchema = openObject(
+  { message_key: { const: 'heartbeat' }, heartbeat: { type: 'object', description: 'Kept as the provider\'s latest status.' }, datasource: { type: ['object', 'null'] } },
+  ['message_key', 'heartbeat'],
+);
+const radioMessage: JSONSchema = named('RadioAgentMessage', {
+  type: 'object',
+  properties: { message_key: { enum: ['observation', 'heartbeat'], 'x-error-codes': { enum: 'invalid_choice' } } },
+  required: ['message_key'],
+  allOf: [
+    { if: { properties: { message_key: { const: 'observation' } }, required: ['message_key'] }, then: observationItem },
+    { if: { properties: { message_key: { const: 'heartbeat' } }, required: ['message_key'] }, then: heartbeat },
+  ],
+});
+
+const intakeResult = object({ received: { type: 'integer' }, created: { type: 'integer' }, duplicates: { type: 'integer' } });
+const intakeResponses = (result: JSONSchema): Record<number, ResponseSpec> => ({
+  200: ok(envelope(result), 'Nothing new: every item was a duplicate (or only heartbeats).'),
+  201: { description: 'Something new was stored.', json: envelope(result) },
+  ...errors(400, ...AUTH_ERRORS, 404, 413, 415),
+});
+const providerKey = { provider_key: { description: 'The provider: 1 to 100 printable characters.', schema: str(100) } };
+
+export const sensorSchemas = {
+  status: {
+    summary: 'Observations of a GPS radio (or any `<type>`) provider: one or a batch',
+    tags: [tag],
+    params: providerKey,
+    body: { kind: 'json', schema: batchOf(observationItem, 'One observation or an array of 1 to 1000.') },
+    responses: intakeResponses(intakeResult),
+  },
+  generic: {
+    summary: 'Observations of a provider of type `<type>` (a slug; gps-radio defaults otherwise)',
+    tags: [tag],
+    params: { type: { description: 'Provider type: a slug of at most 50 characters.', schema: str(50) }, ...providerKey },
+    body: { kind: 'json', schema: batchOf(observationItem, 'One observation or an array of 1 to 1000.') },
+    responses: intakeResponses(intakeResult),
+  },
+  radioAgent: {
+    summary: 'A radio agent\'s messages: observations (`message_key: observation`) and heartbeats',
+    description: 'A single heartbeat is echoed (200); a batch answers with counts.',
+    tags: [tag],
+    params: providerKey,
+    body: { kind: 'json', schema: batchOf(radioMessage, 'One message or an array of 1 to 1000.') },
+    responses: intakeResponses({ anyOf: [object({ ...(intakeResult.properties as object), heartbeats: { type: 'integer' } }), { type: 'object', description: 'The heartbeat, echoed.' }] }),
+  },
+  cameraTrap: {
+    summary: 'A camera-trap image: files a camera-trap report event with the image attached',
+    tags: [tag],
+    params: providerKey,
+    body: {
+      kind: 'multipart',
+      schema: {
+        type: 'object',
+        properties: {
+          'filecontent.file': { type: 'string', contentMediaType: 'image/*', description: 'The image (sniffed: JPEG, PNG, HEIC, WebP, GIF, TIFF or BMP).' },
+          camera_name: str(100), camera_description: str(1000), camera_version: str(50),
+          time: str(undefined, { description: 'ISO 8601 with an offset; else the EXIF time, else now.' }),
+          location: str(undefined, { description: 'JSON `{latitude, longitude}`.' }),
+          group_id: str(undefined, { description: 'Add the image to this existing report (404 when unknown).' }),
+        },
+        required: ['filecontent.file'],
+      },
+    },
+    responses: { 201: { description: 'Filed.', json: envelope(object({ group_id: uuid })) }, ...errors(400, ...AUTH_ERRORS, 404, 409, 413, 415) },
+  },
+} satisfies Record<string, RouteSchema>;
+
+const observation = named('Observation', object({
+  id: uuid,
+  source: uuid,
+  subject: nullable(uuid),
+  recorded_at: dateTime,
+  created_at: dateTime,
+  location: object({ latitude: { type: 'number' }, longitude: { type: 'number' } }),
+  observation_details: { type: 'object' },
+}));
+
+const subjectWithStatus = named('SubjectWithStatus', object({
+  ...(subject.properties as Record<string, JSONSchema>),
+  subject_groups: array(str()),
+  last_position_date: nullable(dateTime),
+  last_position: nullable(
+    object({
+      type: { const: 'Feature' },
+      geometry: object({ type: { const: 'Point' }, coordinates: array({ type: 'number' }, { minItems: 2, maxItems: 2 }) }),
+      properties: object({ title: str(), time: dateTime, source: uuid }),
+    }),
+  ),
+  last_position_status: { type: ['object', 'null'] },
+}));
+
+export const readSchemas = {
+  observations: {
+    summary: 'Observations (needs view_observation)',
+    tags: ['observations'],
+    query: queryParams({
+      source_id: { type: 'string', format: 'uuid', 'x-error-code': 'invalid' },
+      subject_id: { type: 'string', format: 'uuid', 'x-error-code': 'invalid' },
+      since: queryDateTime('recorded_at at or after.'),
+      until: queryDateTime('recorded_at at or before.'),
+      ordering: { enum: ['recorded_at', '-recorded_at'], description: 'Default recorded_at.' },
+      ...pageParams,
+    }),
+    responses: { 200: ok(envelope(page(observation))), ...errors(400, ...AUTH_ERRORS, 404) },
+  },
+  subjects: {
+    summary: 'Subjects with their latest position (needs view_subject)',
+    tags: ['observations'],
+    query: queryParams({ include_inactive: queryBoolean('Include deactivated subjects.') }),
+    responses: { 200: ok(envelope(array(subjectWithStatus))), ...errors(400, ...AUTH_ERRORS) },
+  },
+  subject: { summary: 'One subject with its latest position', tags: ['observations'], params: { id: { description: 'Subject id (UUID).', schema: uuid } }, responses: { 200: ok(envelope(subjectWithStatus)), ...readErrors() } },
+} satisfies Record<string, RouteSchema>;

@@ -1,0 +1,78 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { PoolStats } from '../db/knex.js';
+
+export type TokenGrant = 'password' | 'refresh_token' | 'authorization_code';
+export type ObservationOutcome = 'created' | 'duplicate' | 'rejected';
+
+/**
+ * The process's Prometheus metrics, on a registry of its own (never prom-client's global one):
+ * built once by the composition root and handed to what records into it. Several runtimes in
+ * one process (tests) each have their own.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requestSeconds: Histogram<'route' | 'method' | 'status'>;
+  private readonly conditionalGets: Counter<'route' | 'outcome'>;
+  private readonly tokens: Counter<'grant'>;
+  private readonly observationsTotal: Counter<'outcome'>;
+
+  constructor(options: { pool: () => PoolStats; processMetrics?: boolean }) {
+    const registers = [this.registry];
+    this.requestSeconds = new Histogram({
+      name: 'fieldops_http_request_duration_seconds',
+      help: 'HTTP request duration by route (the route table name; "unmatched" for none), method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.conditionalGets = new Counter({
+      name: 'fieldops_http_conditional_get_total',
+      help: 'GET requests carrying If-None-Match or If-Modified-Since, by route and outcome (304 not modified, 200 sent).',
+      labelNames: ['route', 'outcome'],
+      registers,
+    });
+    this.tokens = new Counter({ name: 'fieldops_oauth_tokens_issued_total', help: 'Token pairs issued by the token endpoint, by grant type.', labelNames: ['grant'], registers });
+    this.observationsTotal = new Counter({
+      name: 'fieldops_sensor_observations_total',
+      help: 'Sensor observations received, by outcome: created, duplicate (already stored), rejected (in a batch refused as invalid).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    new Gauge({
+      name: 'fieldops_db_pool_connections',
+      help: 'Database pool connections by state: used, free, pending_acquire (requests waiting), pending_create, max.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const stats = options.pool();
+        this.set({ state: 'used' }, stats.used);
+        this.set({ state: 'free' }, stats.free);
+        this.set({ state: 'pending_acquire' }, stats.pendingAcquires);
+        this.set({ state: 'pending_create' }, stats.pendingCreates);
+        this.set({ state: 'max' }, stats.max);
+      },
+    });
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'fieldops_' });
+  }
+
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    this.requestSeconds.observe({ route, method, status: String(status) }, seconds);
+  }
+
+  conditionalGet(route: string, status: number): void {
+    this.conditionalGets.inc({ route, outcome: String(status) });
+  }
+
+  tokenIssued(grant: TokenGrant): void {
+    this.tokens.inc({ grant });
+  }
+
+  observations(outcome: ObservationOutcome, count: number): void {
+    if (count > 0) this.observationsTotal.inc({ outcome }, count);
+  }
+
+  /** The Prometheus text exposition. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
