@@ -5,11 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
+// Floors a little under what the suite reaches on SQLite (2026-11-21: server 97.8/89.8/97.0,
+// schema 96.8/89.8/97.8, sync 96.6/77.4/98.0, cli 95.4/81.8/96.8 for lines/branches/functions).
 const FLOORS = {
-  server: { lines: 90, branches: 80, functions: 85 },
-  schema: { lines: 90, branches: 80, functions: 85 },
-  sync: { lines: 80, branches: 70, functions: 75 },
-  cli: { lines: 75, branches: 65, functions: 65 },
+  server: { lines: 95, branches: 86, functions: 94 },
+  schema: { lines: 94, branches: 86, functions: 94 },
+  sync: { lines: 93, branches: 73, functions: 94 },
+  cli: { lines: 91, branches: 77, functions: 92 },
 };
 
 const summary = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));

@@ -70,6 +70,10 @@ t.test('PostgreSQL unreachable: 503 fast, never 500, and service resumes by itse
     t.ok(request.ms < 5000, `answered in ${request.ms} ms`);
   }
   t.equal((await get('/healthz')).status, 200, 'the process keeps running');
+  // Under load: a burst of concurrent requests while the database is away all fail fast.
+  const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => get(i % 2 ? types : '/api/v1.0/activity/patrols', token)));
+  t.same([...new Set(burst.map((response) => response.status))], [503], 'forty concurrent requests: every one 503');
+  t.ok(Math.max(...burst.map((response) => response.ms)) < 8000, `the slowest answered in ${Math.max(...burst.map((response) => response.ms))} ms`);
 
   await proxy.start();
   let ready = await get('/readyz');
