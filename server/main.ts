@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { type Services, createApp } from './app.js';
+import { fastRevalidation } from './http/fast-revalidation.js';
 import type { Config } from './config.js';
 import { AdminService } from './domain/admin.js';
 import { type BootstrapResult, bootstrapEmptyDatabase } from './domain/bootstrap.js';
@@ -140,7 +141,16 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     const demo = config.loadDemoData ? await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
     const app = createApp(runtime.services);
     runtime.sweeper.start(config.patrolSweepSeconds);
-    const server = http.createServer(app.callback());
+    const handle = app.callback();
+    const revalidate = fastRevalidation(runtime.services);
+    const server = http.createServer((req, res) => {
+      revalidate(req, res).then(
+        (answered) => {
+          if (!answered) void handle(req, res);
+        },
+        () => void handle(req, res),
+      );
+    });
     server.keepAliveTimeout = 5000;
     server.requestTimeout = 60000;
     await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ import { toFieldIssue } from '../../domain/catalog/schema-write.js';
 import type { CatalogItem } from '../../domain/model.js';
 import { readDetailQuery, readListQuery, readRenderQuery } from '../catalog-query.js';
 import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
+import { BodyCache } from '../body-cache.js';
 import { errorBody } from '../error-body.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentRevision, withSchema } from '../presenters.js';
@@ -23,6 +24,9 @@ export function catalogHandlers<T extends CatalogItem>(
   deps: { choices: ChoiceService; trustProxy: boolean },
 ) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
+  // List bodies by ETag: a revalidation that misses (the client's copy is stale) is served
+  // without loading or serialising the catalog again while it has not changed.
+  const bodies = new BodyCache();
   /** `If-Match` (strong comparison, RFC 9110 §13.1.1), when the client sent one. */
   const precondition = (ctx: AppContext): Precondition | undefined => {
     const header = ctx.get('If-Match');
@@ -35,8 +39,16 @@ export function catalogHandlers<T extends CatalogItem>(
       // The origin is part of the body (image_url), so it is part of the validator.
       const validators = await service.listValidators(requestContext(ctx), query, origin(ctx));
       if (answerConditionally(ctx, validators)) return;
+      const cached = bodies.get(validators.etag);
+      if (cached) {
+        ctx.type = 'application/json; charset=utf-8';
+        ctx.body = cached;
+        return;
+      }
       const items = await service.list(requestContext(ctx), query);
-      ctx.body = items.map((item) => withSchema(present(item, origin(ctx)), item, query.includeSchema));
+      const body = items.map((item) => withSchema(present(item, origin(ctx)), item, query.includeSchema));
+      bodies.set(validators.etag, Buffer.from(JSON.stringify(body)));
+      ctx.body = body;
     },
 
     async detail(ctx: AppContext) {
