@@ -8,11 +8,11 @@ import { USER_COLUMNS, type UserRow, toUser } from './users.js';
 
 type Row = Record<string, unknown>;
 
-const toAccess = (row: Row): AccessTokenRecord => ({
+/** The columns access and refresh tokens share. */
+const tokenCommon = (row: Row) => ({
   id: row.id as string,
   tokenHash: row.token_hash as string,
   familyId: row.family_id as string,
-  refreshTokenId: (row.refresh_token_id as string | null) ?? null,
   tenantId: row.tenant_id as string,
   clientPk: row.client_pk as string,
   userId: row.user_id as string,
@@ -22,19 +22,9 @@ const toAccess = (row: Row): AccessTokenRecord => ({
   revokedAt: fromDbMillisOrNull(row.revoked_at),
 });
 
-const toRefresh = (row: Row): RefreshTokenRecord => ({
-  id: row.id as string,
-  tokenHash: row.token_hash as string,
-  familyId: row.family_id as string,
-  tenantId: row.tenant_id as string,
-  clientPk: row.client_pk as string,
-  userId: row.user_id as string,
-  scope: row.scope as string,
-  createdAt: fromDbMillis(row.created_at),
-  expiresAt: fromDbMillis(row.expires_at),
-  rotatedAt: fromDbMillisOrNull(row.rotated_at),
-  revokedAt: fromDbMillisOrNull(row.revoked_at),
-});
+const toAccess = (row: Row): AccessTokenRecord => ({ ...tokenCommon(row), refreshTokenId: (row.refresh_token_id as string | null) ?? null });
+
+const toRefresh = (row: Row): RefreshTokenRecord => ({ ...tokenCommon(row), rotatedAt: fromDbMillisOrNull(row.rotated_at) });
 
 const toCode = (row: Row): AuthorizationCodeRecord => ({
   id: row.id as string,
