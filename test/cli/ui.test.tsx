@@ -2,6 +2,7 @@
  * The Ink views (ink-testing-library), the pure state they render, and the plain-line fallback
  * used without a terminal.
  */
+import '../helpers/not-in-ci.js';
 import { PassThrough } from 'node:stream';
 import { render } from 'ink-testing-library';
 import t from 'tap';
