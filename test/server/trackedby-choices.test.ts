@@ -92,5 +92,11 @@ t.test(`tracked-by schema and choices (${dialect})`, async (t) => {
     t.equal((await s.json('/v2.0/schemas/choices.json?field=colour', { token: plain })).status, 200, 'any user of the tenant reads choices.json');
     t.equal((await s.json('/api/v2.0/choices', { token: plain })).status, 403);
     t.equal((await s.json('/api/v2.0/choices', send('POST', { field: 'a', value: 'b' }, plain))).status, 403);
+    await admin.createUser({ tenant: 'default', username: 'chooser.editor', password: 'Sunbird-Editor-Pass-9', permissions: ['change_choice'] });
+    const editor = (await s.login('chooser.editor', 'Sunbird-Editor-Pass-9')).access_token;
+    const grey = (await s.json('/api/v2.0/choices?field=colour', { token })).body.results[0];
+    t.equal((await s.json(`/api/v2.0/choices/${grey.id}`, send('PATCH', { display: 'Slate' }, editor))).status, 200, 'change_choice alone may edit (no view_choice needed)');
+    const concurrent = await Promise.all(['One', 'Two', 'Three'].map((display) => s.json(`/api/v2.0/choices/${grey.id}`, send('PATCH', { display }, token))));
+    t.ok(concurrent.every((r) => r.status === 200), 'concurrent edits are serialised, none fails');
   });
 });

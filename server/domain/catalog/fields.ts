@@ -74,8 +74,3 @@ export class BodyReader {
     if (Object.keys(this.errors).length > 0) throw new InputError(message, this.errors);
   }
 }
-
-/** Names of the fields whose values differ (deep, by JSON). */
-export function changedFields<T extends object>(before: T, after: T, fields: ReadonlyArray<keyof T>): Array<keyof T> {
-  return fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
-}

@@ -82,24 +82,26 @@ export class ChoiceService {
         ordernum: fields.ordernum ?? null, icon: fields.icon ?? '', isActive: fields.isActive ?? true, createdAt: now, updatedAt: now,
       };
       await repos.choices.insert(choice);
-      return choice;
-    });
+      return { choice, changed: true };
+    }).then((outcome) => outcome.choice);
   }
 
+  /** Reads and writes under the choices lock, so concurrent updates cannot lose each other. */
   async update(ctx: RequestContext, id: string, body: unknown, mode: 'replace' | 'patch'): Promise<Choice> {
     const { tenantId } = requirePermission(ctx, 'change_choice');
     const fields = readChoiceBody(body, mode);
-    const current = await this.get(ctx, id);
     return this.write(tenantId, async (repos, now) => {
+      const current = isUuid(id) ? await repos.choices.find(tenantId, id.toLowerCase()) : null;
+      if (!current) throw new NotFoundError('No such choice.');
       const next: Choice = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) };
       if ((next.field !== current.field || next.value !== current.value) && (await repos.choices.findByValue(tenantId, next.field, next.value))) {
         throw InputError.field('value', 'unique', `The list "${next.field}" already has the value "${next.value}".`, ['Choose another value.']);
       }
-      if (JSON.stringify({ ...next, updatedAt: 0 }) === JSON.stringify({ ...current, updatedAt: 0 })) return null;
+      if (JSON.stringify(next) === JSON.stringify(current)) return { choice: current, changed: false };
       const saved = { ...next, updatedAt: now };
       await repos.choices.update(saved);
-      return saved;
-    }).then((saved) => saved ?? current);
+      return { choice: saved, changed: true };
+    }).then((outcome) => outcome.choice);
   }
 
   /** DELETE deactivates: referencing documents keep working and history keeps its meaning. */
@@ -107,13 +109,13 @@ export class ChoiceService {
     await this.update(ctx, id, { is_active: false }, 'patch');
   }
 
-  /** Writes that return null changed nothing and move no version. */
-  private write<T>(tenantId: string, work: (repos: Store['repos'], now: number) => Promise<T>): Promise<T> {
+  /** One transaction under the choices lock; the version moves only when something changed. */
+  private write<T extends { changed: boolean }>(tenantId: string, work: (repos: Store['repos'], now: number) => Promise<T>): Promise<T> {
     return this.deps.store.transaction(async (repos) => {
       await repos.catalog.lock(tenantId, CATALOG);
       const now = this.deps.clock.now();
       const result = await work(repos, now);
-      if (result !== null) await repos.catalog.bump(tenantId, CATALOG, now);
+      if (result.changed) await repos.catalog.bump(tenantId, CATALOG, now);
       return result;
     });
   }

@@ -71,14 +71,18 @@ export class EventService {
     const details = input.eventDetails !== undefined || input.eventType !== undefined
       ? await this.checkDetails(ctx, tenantId, eventType, input.eventDetails ?? current.eventDetails, ownHost)
       : current.eventDetails;
+    // The details were checked against the type outside the transaction (rendering reads the
+    // database); the fields are applied to the row as it is inside it, so no update is lost.
+    const detailsChanged = input.eventDetails !== undefined || input.eventType !== undefined;
     return this.deps.store.transaction(async (repos) => {
+      const fresh = await this.find(repos, tenantId, id);
       const next: ActivityEvent = {
-        ...current,
+        ...fresh,
         ...definedFields(input),
-        eventType,
-        eventDetails: details,
-        latitude: input.location === undefined ? current.latitude : input.location?.latitude ?? null,
-        longitude: input.location === undefined ? current.longitude : input.location?.longitude ?? null,
+        eventType: detailsChanged ? eventType : fresh.eventType,
+        eventDetails: detailsChanged ? details : fresh.eventDetails,
+        latitude: input.location === undefined ? fresh.latitude : input.location?.latitude ?? null,
+        longitude: input.location === undefined ? fresh.longitude : input.location?.longitude ?? null,
         updatedAt: this.deps.clock.now(),
       };
       await repos.events.update(next);

@@ -61,13 +61,18 @@ export class PatrolFileService {
     });
   }
 
+  /** Read and written in one transaction, so two concurrent edits cannot interleave. */
   async updateMetadata(ctx: RequestContext, patrolId: string, fileId: string, body: unknown): Promise<PatrolFile> {
-    requirePermission(ctx, 'change_patrol');
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
     const metadata = readMetadata(body, true);
-    const current = await this.get(ctx, patrolId, fileId);
-    const next = { ...current, ...Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== undefined)), updatedAt: this.deps.clock.now() };
-    await this.deps.store.repos.patrols.updateFile(next);
-    return next;
+    return this.deps.store.transaction(async (repos) => {
+      const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
+      const current = isUuid(fileId) ? (await repos.patrols.filesOf(tenantId, [patrol.id])).find((file) => file.id === fileId.toLowerCase()) : undefined;
+      if (!current) throw new NotFoundError('No such file.');
+      const next = { ...current, ...Object.fromEntries(Object.entries(metadata).filter(([, v]) => v !== undefined)), updatedAt: this.deps.clock.now() };
+      await repos.patrols.updateFile(next);
+      return next;
+    });
   }
 }
 

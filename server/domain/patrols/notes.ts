@@ -38,13 +38,18 @@ export class PatrolNoteService {
     });
   }
 
+  /** Read and written in one transaction, so two concurrent edits cannot interleave. */
   async update(ctx: RequestContext, patrolId: string, noteId: string, body: unknown, mode: 'replace' | 'patch'): Promise<PatrolNote> {
-    requirePermission(ctx, 'change_patrol');
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
     const { text } = readNoteBody(body, mode === 'replace');
-    const current = await this.get(ctx, patrolId, noteId);
-    if (text === undefined || text === current.text) return current;
-    const next = { ...current, text, updatedAt: this.deps.clock.now() };
-    await this.deps.store.repos.patrols.updateNote(next);
-    return next;
+    return this.deps.store.transaction(async (repos) => {
+      const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
+      const current = isUuid(noteId) ? (await repos.patrols.notesOf(tenantId, [patrol.id])).find((note) => note.id === noteId.toLowerCase()) : undefined;
+      if (!current) throw new NotFoundError('No such note.');
+      if (text === undefined || text === current.text) return current;
+      const next = { ...current, text, updatedAt: this.deps.clock.now() };
+      await repos.patrols.updateNote(next);
+      return next;
+    });
   }
 }
