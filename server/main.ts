@@ -71,7 +71,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     await database.close();
     throw error;
   }
-  const hot = openHotReads(config.database, database.knex);
+  const hot = openHotReads(config.database, { onIdleError: (error) => logger.warn({ err: error }, 'hot-read connection lost') });
   const store = createStore(database, hot);
   const users = new UserService({ store, clock, passwordHashCost: config.passwordHashCost, commonPasswords: loadCommonPasswords() });
   const oauth = new OAuthService({
@@ -115,7 +115,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {
-    hot.close();
+    await hot.close();
     await database.close();
   };
   const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });

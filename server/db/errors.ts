@@ -39,19 +39,25 @@ export function isUniqueViolation(error: unknown): boolean {
   return translateDbError(error) instanceof ConflictError;
 }
 
-/** Wraps every method of a repository so that its failures are translated. */
+/** Wraps every method of a repository so that its failures are translated (each wrapper made once). */
 export function translated<T extends object>(repository: T): T {
+  const wrappers = new Map<PropertyKey, unknown>();
   return new Proxy(repository, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        try {
-          return await value.apply(target, args);
-        } catch (error) {
-          throw translateDbError(error);
-        }
-      };
+      let wrapper = wrappers.get(property);
+      if (!wrapper) {
+        wrapper = async (...args: unknown[]) => {
+          try {
+            return await value.apply(target, args);
+          } catch (error) {
+            throw translateDbError(error);
+          }
+        };
+        wrappers.set(property, wrapper);
+      }
+      return wrapper;
     },
   });
 }

@@ -22,6 +22,7 @@ export function isNotModified(ctx: AppContext, validators: { etag: string; lastM
 
 /** Weak comparison: `W/"x"` and `"x"` match. */
 export function etagListMatches(header: string, etag: string): boolean {
+  if (header === etag) return true; // the revalidation hot path: the tag sent back as received
   const trimmed = header.trim();
   if (trimmed === '*') return true;
   const wanted = opaque(etag);
@@ -40,8 +41,13 @@ export function ifMatchSatisfied(header: string, etag: string): boolean {
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
 
+let lastDate = { second: Number.NaN, text: '' };
+
+/** An IMF-fixdate at one-second resolution (the last one is remembered: it rarely changes). */
 export function httpDate(millis: number): string {
-  return new Date(Math.floor(millis / 1000) * 1000).toUTCString();
+  const second = Math.floor(millis / 1000);
+  if (second !== lastDate.second) lastDate = { second, text: new Date(second * 1000).toUTCString() };
+  return lastDate.text;
 }
 
 /**

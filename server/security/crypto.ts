@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, hash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /** A bearer secret: 256 random bits, base64url. */
 export function randomToken(bytes = 32): string {
@@ -7,7 +7,7 @@ export function randomToken(bytes = 32): string {
 
 /** Tokens and codes are stored only as their SHA-256 hex digest. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -31,11 +31,15 @@ t.test(`two server processes on one database agree on validators (${dialect})`, 
     t.equal(await etag(firstUrl, path), await etag(secondUrl, path), `identical ETags for ${path}`);
   }
   const before = await etag(secondUrl, TYPES);
+  const revalidated = await fetch(firstUrl + TYPES, { headers: { ...headers, 'If-None-Match': before! } });
+  t.equal(revalidated.status, 304, 'the first process revalidates the list as current');
   const patched = await fetch(`${secondUrl}${TYPES}/shared`, { method: 'PATCH', headers, body: JSON.stringify({ display: 'Changed by the second' }) });
   t.equal(patched.status, 200);
   const seen = await fetch(`${firstUrl}${TYPES}/shared`, { headers: { ...headers, 'If-None-Match': before! } });
   t.equal(seen.status, 200, 'the first process sees the write at once');
   t.equal(((await seen.json()) as { display: string }).display, 'Changed by the second');
+  const listSeen = await fetch(firstUrl + TYPES, { headers: { ...headers, 'If-None-Match': before! } });
+  t.equal(listSeen.status, 200, 'a conditional list GET (the revalidation fast path) sees it at once too');
   t.equal(await etag(firstUrl, TYPES), await etag(secondUrl, TYPES), 'and both agree on the new ETag');
   t.not(await etag(firstUrl, TYPES), before);
   const body = (await (await fetch(`${firstUrl}${TYPES}/shared`, { headers })).json()) as { image_url: string };

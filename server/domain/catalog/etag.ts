@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A strong ETag from the parts that determine a response body: the tenant, what the catalog
@@ -6,10 +6,20 @@ import { createHash } from 'node:crypto';
  * body depends on the caller (the tracked-by schema).
  */
 export function strongEtag(...parts: Array<string | number | boolean | null>): string {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(String(part)).update('\u0000');
-  return `"${hash.digest('base64url').slice(0, 32)}"`;
+  let input = '';
+  for (const part of parts) input += `${part}\u0000`;
+  let etag = recent.get(input);
+  if (etag === undefined) {
+    etag = `"${hash('sha256', input, 'base64url').slice(0, 32)}"`;
+    if (recent.size >= RECENT_MAX) recent.clear();
+    recent.set(input, etag);
+  }
+  return etag;
 }
+
+// The same few tags are asked for over and over by revalidating clients: remember them.
+const RECENT_MAX = 4096;
+const recent = new Map<string, string>();
 
 export interface Validators {
   etag: string;
