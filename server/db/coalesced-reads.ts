@@ -10,7 +10,8 @@
  * the next gathering. So a write committed before a request arrives is always visible to it.
  *
  * At most `maxInFlight` reads of one key run at once; callers beyond that gather into one
- * batch that starts as soon as a read settles, so a slow database sees a bounded queue.
+ * batch that starts in the check phase after a read settles, so a slow database sees a
+ * bounded queue.
  */
 export class CoalescedReads<V> {
   private readonly keys = new Map<string, KeyState<V>>();
@@ -45,7 +46,8 @@ export class CoalescedReads<V> {
     state.inFlight++;
     const settled = () => {
       state.inFlight--;
-      if (state.gathering && !state.scheduled) this.start(key, state);
+      // Gather the rest of this loop iteration's callers too before starting the next read.
+      if (state.gathering && !state.scheduled) this.schedule(key, state);
       else if (!state.gathering && state.inFlight === 0) this.keys.delete(key);
     };
     (async () => current.read())().then(

@@ -63,7 +63,7 @@ t.test('at most maxInFlight reads of a key run at once; the overflow gathers int
   db.reads[1]!.finish();
   t.equal(await second, 0);
   await nextCheckPhase();
-  t.equal(db.reads.length, 3, 'and starts as soon as one settles');
+  t.equal(db.reads.length, 3, 'and starts once one settles (in the next check phase)');
   t.equal(db.reads[2]!.snapshot, 1, 'after its callers arrived');
   db.reads[2]!.finish();
   t.same(await Promise.all(waiting), [1, 1]);
