@@ -9,40 +9,46 @@
  * have taken its snapshot before a write the caller has already seen acknowledged); it joins
  * the next gathering. So a write committed before a request arrives is always visible to it.
  *
- * One read of a key is in flight at a time: callers that arrive meanwhile gather into one
- * batch that starts in the check phase after it settles. So however many requests revalidate
- * one key, the database sees at most one read of it at a time, and batches grow with load.
+ * At most `maxInFlight` reads of one key run at once; callers beyond that gather into one
+ * batch that starts in the check phase after a read settles, so a slow database sees a
+ * bounded queue.
  */
 export class CoalescedReads<V> {
   private readonly keys = new Map<string, KeyState<V>>();
+
+  constructor(private readonly maxInFlight = 1) {}
 
   /** `read` performs the read; every `read` given for one key must be equivalent. */
   get(key: string, read: () => V | Promise<V>): Promise<V> {
     let state = this.keys.get(key);
     if (!state) {
-      state = { gathering: null, inFlight: false };
+      state = { gathering: null, scheduled: false, inFlight: 0 };
       this.keys.set(key, state);
     }
     if (!state.gathering) {
       state.gathering = batch(read);
-      if (!state.inFlight) this.schedule(key, state);
+      if (state.inFlight < this.maxInFlight) this.schedule(key, state);
     }
     return state.gathering.promise;
   }
 
   private schedule(key: string, state: KeyState<V>): void {
-    setImmediate(() => this.start(key, state));
+    state.scheduled = true;
+    setImmediate(() => {
+      state.scheduled = false;
+      if (state.inFlight < this.maxInFlight) this.start(key, state);
+    });
   }
 
   private start(key: string, state: KeyState<V>): void {
     const current = state.gathering!;
     state.gathering = null;
-    state.inFlight = true;
+    state.inFlight++;
     const settled = () => {
-      state.inFlight = false;
+      state.inFlight--;
       // Gather the rest of this loop iteration's callers too before starting the next read.
-      if (state.gathering) this.schedule(key, state);
-      else this.keys.delete(key);
+      if (state.gathering && !state.scheduled) this.schedule(key, state);
+      else if (!state.gathering && state.inFlight === 0) this.keys.delete(key);
     };
     (async () => current.read())().then(
       (value) => {
@@ -60,7 +66,9 @@ export class CoalescedReads<V> {
 interface KeyState<V> {
   /** Callers waiting for a read that has not started yet. */
   gathering: Batch<V> | null;
-  inFlight: boolean;
+  /** Whether the gathering batch starts in this loop iteration's check phase. */
+  scheduled: boolean;
+  inFlight: number;
 }
 
 interface Batch<V> {

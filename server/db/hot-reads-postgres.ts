@@ -26,7 +26,8 @@ const STATEMENTS = {
 export function openPostgresHotReads(config: Extract<DatabaseConfig, { dialect: 'postgres' }>, options: HotReadOptions): HotReads {
   const connections = Math.min(HOT_POOL_MAX, config.poolMax);
   const pool = new pg.Pool({ connectionString: config.url, connectionTimeoutMillis: 5000, max: connections, idleTimeoutMillis: 30000 });
-  const versions = new CoalescedReads<Row | undefined>();
+  // Reads of one key may overlap (each still younger than its callers), up to the pool's size.
+  const versions = new CoalescedReads<Row | undefined>(connections);
   pool.on('error', (error) => options.onIdleError?.(error));
   const rows = async (statement: { name: string; text: string }, values: string[]) => (await pool.query<Row>({ ...statement, values })).rows;
   return {

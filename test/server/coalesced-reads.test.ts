@@ -47,24 +47,28 @@ t.test('a caller never gets a read that started before it asked', async (t) => {
   t.equal(await alsoLate, 1, 'shared by both late callers');
 });
 
-t.test('one read of a key at a time; callers meanwhile gather into one next read', async (t) => {
+t.test('at most maxInFlight reads of a key run at once; the overflow gathers into one', async (t) => {
   const db = store();
-  const reads = new CoalescedReads<number>();
+  const reads = new CoalescedReads<number>(2);
   const first = reads.get('k', db.read);
   await nextCheckPhase();
+  const second = reads.get('k', db.read);
+  await nextCheckPhase();
+  t.equal(db.reads.length, 2, 'two overlapping reads of one key');
   db.write();
-  const waiting = [reads.get('k', db.read)];
+  const waiting = [reads.get('k', db.read), reads.get('k', db.read)];
   await nextCheckPhase();
-  waiting.push(reads.get('k', db.read));
   await nextCheckPhase();
-  t.equal(db.reads.length, 1, 'no second read while the first is in flight, over several loop iterations');
+  t.equal(db.reads.length, 2, 'a third waits for a free slot');
+  db.reads[1]!.finish();
+  t.equal(await second, 0);
+  await nextCheckPhase();
+  t.equal(db.reads.length, 3, 'and starts once one settles (in the next check phase)');
+  t.equal(db.reads[2]!.snapshot, 1, 'after its callers arrived');
+  db.reads[2]!.finish();
+  t.same(await Promise.all(waiting), [1, 1]);
   db.reads[0]!.finish();
   t.equal(await first, 0);
-  await nextCheckPhase();
-  t.equal(db.reads.length, 2, 'the next read starts once the first settles (in the next check phase)');
-  t.equal(db.reads[1]!.snapshot, 1, 'after its callers arrived');
-  db.reads[1]!.finish();
-  t.same(await Promise.all(waiting), [1, 1], 'one read for all who waited');
 });
 
 t.test('keys are independent, and a failed read fails only its own callers', async (t) => {
