@@ -51,6 +51,8 @@ export interface Services {
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;
+  /** Proxies that append to X-Forwarded-For (the client address is that many from the right). */
+  trustProxyHops?: number;
   metrics: Metrics;
   /** The static bearer token that may read /metrics (FIELDOPS_METRICS_TOKEN), if any. */
   metricsToken: string | null;
@@ -62,6 +64,9 @@ export interface Services {
 export function createApp(services: Services): Koa<AppState> {
   const app = new Koa<AppState>();
   app.proxy = services.trustProxy;
+  // ctx.ip (the only way the server reads a client address) is then the X-Forwarded-For entry
+  // `trustProxyHops` from the right: entries further left are written by the client.
+  app.maxIpsCount = services.trustProxyHops ?? 1;
   // Errors are logged by our middleware with the request id; Koa's default would log again.
   app.silent = true;
   const router = new Router<AppState>();

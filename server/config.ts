@@ -19,6 +19,16 @@ export interface Config {
   readonly formBodyLimitBytes: number;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host when building absolute URLs. */
   readonly trustProxy: boolean;
+  /**
+   * How many proxies in front of the server append to X-Forwarded-For: the client address is
+   * the entry this many from the right (entries further left are written by the client).
+   * Only read when `trustProxy`.
+   */
+  readonly trustProxyHops: number;
+  /** Concurrent connections one peer address may hold open; 0: no cap. */
+  readonly maxConnectionsPerAddress: number;
+  /** scrypt verifications (logins, client secrets) running at once / waiting; beyond: 503. */
+  readonly scrypt: { readonly concurrency: number; readonly queue: number };
   readonly logLevel: string;
   readonly passwordHashCost: number;
   readonly throttle: ThrottleConfig;
@@ -42,8 +52,10 @@ export type DatabaseConfig =
 export interface ThrottleConfig {
   /** Failed password attempts allowed per username within the window. */
   readonly perUsername: number;
-  /** Failed password attempts allowed per client address within the window. */
+  /** Failed password and client-secret attempts allowed per client address within the window. */
   readonly perAddress: number;
+  /** Failed secret attempts allowed per confidential client_id within the window. */
+  readonly perClient: number;
   readonly windowSeconds: number;
 }
 
@@ -69,7 +81,11 @@ const DEFAULTS = {
   poolMax: 10,
   // scrypt N: 2^15 costs ~60 ms on one core of the reference machine; tests may lower it.
   passwordHashCost: 2 ** 15,
-  throttle: { perUsername: 5, perAddress: 20, windowSeconds: 900 },
+  throttle: { perUsername: 5, perAddress: 20, perClient: 20, windowSeconds: 900 },
+  // Behind a trusted proxy every connection comes from the proxy: no per-address cap by default.
+  maxConnectionsPerAddress: 64,
+  // Two of libuv's four threads at most, so file I/O and other crypto always have two.
+  scrypt: { concurrency: 2, queue: 32 },
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {
@@ -86,11 +102,24 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     jsonBodyLimitBytes: integer(env.FIELDOPS_JSON_LIMIT, 'FIELDOPS_JSON_LIMIT', DEFAULTS.jsonBodyLimitBytes, 1024, 64 * 1024 * 1024),
     formBodyLimitBytes: DEFAULTS.formBodyLimitBytes,
     trustProxy: bool(env.FIELDOPS_TRUST_PROXY, false),
+    trustProxyHops: integer(env.FIELDOPS_TRUST_PROXY_HOPS, 'FIELDOPS_TRUST_PROXY_HOPS', 1, 1, 10),
+    maxConnectionsPerAddress: integer(
+      env.FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS,
+      'FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS',
+      bool(env.FIELDOPS_TRUST_PROXY, false) ? 0 : DEFAULTS.maxConnectionsPerAddress,
+      0,
+      100000,
+    ),
+    scrypt: {
+      concurrency: integer(env.FIELDOPS_SCRYPT_CONCURRENCY, 'FIELDOPS_SCRYPT_CONCURRENCY', DEFAULTS.scrypt.concurrency, 1, 64),
+      queue: integer(env.FIELDOPS_SCRYPT_QUEUE, 'FIELDOPS_SCRYPT_QUEUE', DEFAULTS.scrypt.queue, 0, 10000),
+    },
     logLevel: env.LOG_LEVEL ?? 'info',
     passwordHashCost: integer(env.FIELDOPS_PASSWORD_HASH_COST, 'FIELDOPS_PASSWORD_HASH_COST', DEFAULTS.passwordHashCost, 2 ** 10, 2 ** 20),
     throttle: {
       perUsername: integer(env.FIELDOPS_THROTTLE_PER_USERNAME, 'FIELDOPS_THROTTLE_PER_USERNAME', DEFAULTS.throttle.perUsername, 1, 10000),
       perAddress: integer(env.FIELDOPS_THROTTLE_PER_ADDRESS, 'FIELDOPS_THROTTLE_PER_ADDRESS', DEFAULTS.throttle.perAddress, 1, 100000),
+      perClient: integer(env.FIELDOPS_THROTTLE_PER_CLIENT, 'FIELDOPS_THROTTLE_PER_CLIENT', DEFAULTS.throttle.perClient, 1, 100000),
       windowSeconds: DEFAULTS.throttle.windowSeconds,
     },
     loadDemoData: overrides.loadDemoData ?? false,

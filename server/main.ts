@@ -37,6 +37,9 @@ import { FileStore } from './storage/file-store.js';
 import { Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
+import { SecretVerifier } from './security/crypto.js';
+import { WorkGate } from './security/work-gate.js';
+import { capConnectionsPerAddress } from './security/connection-cap.js';
 
 /**
  * The composition root: config → database → store → services → app. Nothing else wires
@@ -82,6 +85,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
     passwordHashCost: config.passwordHashCost,
     throttle: config.throttle,
+    secrets: new SecretVerifier(new WorkGate(config.scrypt.concurrency, config.scrypt.queue)),
     principals: new PrincipalCache(config.authCacheMs),
     metrics,
   });
@@ -109,6 +113,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,
+    trustProxyHops: config.trustProxyHops,
     metrics,
     metricsToken: config.metricsToken,
     responseCheck: config.checkResponses ? new ResponseChecker(createHttpAjv()) : null,
@@ -151,6 +156,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
         () => void handle(req, res),
       );
     });
+    capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
     server.keepAliveTimeout = 5000;
     server.requestTimeout = 60000;
     await new Promise<void>((resolve, reject) => {

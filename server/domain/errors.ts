@@ -16,6 +16,8 @@ export type FieldErrors = Record<string, FieldIssue[]>;
 export abstract class DomainError extends Error {
   abstract readonly code: string;
   abstract readonly status: number;
+  /** When set, the answer carries `Retry-After` (429, 503). */
+  readonly retryAfterSeconds?: number;
 }
 
 /** Bad input: 400, optionally with per-field issues keyed by field name. */
@@ -88,6 +90,24 @@ export class UnsupportedMediaTypeError extends DomainError {
 export class UnavailableError extends DomainError {
   readonly code = 'service_unavailable';
   readonly status = 503;
+  constructor(
+    message: string,
+    override readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Too many attempts (a throttle): 429 with Retry-After. */
+export class TooManyRequestsError extends DomainError {
+  readonly code = 'too_many_requests';
+  readonly status = 429;
+  constructor(
+    message: string,
+    override readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }
 
 /**

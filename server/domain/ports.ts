@@ -79,10 +79,14 @@ export interface TokenRepository {
 }
 
 export interface ThrottleRepository {
-  /** Failures recorded for the key in the window starting at or after `windowStart`. */
-  failuresSince(scopeKey: string, windowStart: number): Promise<{ failures: number; windowStart: number } | null>;
-  /** Adds one failure; starts a new window at `now` when the stored one began before `windowStart`. */
-  recordFailure(scopeKey: string, now: number, windowStart: number): Promise<void>;
+  /**
+   * Atomically counts one attempt against the key unless it has used up `limit` in the current
+   * window (a window older than `windowStart` restarts). `allowed: false` means 429; either way
+   * the answer carries the start of the window that decided.
+   */
+  reserve(scopeKey: string, limit: number, now: number, windowStart: number): Promise<{ allowed: boolean; windowStart: number }>;
+  /** Gives back an attempt reserved in the window starting at `windowStart` (a success). */
+  release(scopeKey: string, windowStart: number): Promise<void>;
   clear(scopeKey: string): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { createHash, hash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { WorkGate } from './work-gate.js';
 
 /** A bearer secret: 256 random bits, base64url. */
 export function randomToken(bytes = 32): string {
@@ -48,4 +49,21 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const expected = Buffer.from(key, 'base64url');
   const actual = await scrypt(secret, Buffer.from(salt, 'base64url'), expected.length, { N, r: R, p: P, maxmem: 256 * N * R + 1024 * 1024 });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/**
+ * Password and client-secret verification for the request path: every scrypt passes through
+ * `gate`, so that floods of guesses cannot take libuv's whole thread pool (see WorkGate).
+ * Throws GateBusyError when the gate's queue is full.
+ */
+export class SecretVerifier {
+  constructor(private readonly gate: WorkGate) {}
+
+  verify(secret: string, stored: string): Promise<boolean> {
+    return this.gate.run(() => verifySecret(secret, stored));
+  }
+
+  hash(secret: string, cost: number): Promise<string> {
+    return this.gate.run(() => hashSecret(secret, cost));
+  }
 }

@@ -7,20 +7,20 @@ const principal = { kind: 'application', tenantId: 't', permissions: new Set<str
 
 t.test('PrincipalCache: ttl, token expiry, clear, size bound, off', async (t) => {
   const cache = new PrincipalCache(1000, 2);
-  cache.set('a', principal, 5000, 0);
+  cache.set('a', principal, 5000, 0, 0);
   t.equal(cache.get('a', 999), principal, 'within the ttl');
   t.equal(cache.get('a', 1000), null, 'not at the ttl');
-  cache.set('b', principal, 500, 0);
+  cache.set('b', principal, 500, 0, 0);
   t.equal(cache.get('b', 500), null, 'never past the token expiry');
-  cache.set('c', principal, 9999, 0);
-  cache.set('d', principal, 9999, 0);
-  cache.set('e', principal, 9999, 0);
+  cache.set('c', principal, 9999, 0, 0);
+  cache.set('d', principal, 9999, 0, 0);
+  cache.set('e', principal, 9999, 0, 0);
   t.equal(cache.get('c', 1), null, 'the oldest entry goes beyond the bound');
   t.equal(cache.get('e', 1), principal);
   cache.clear();
   t.equal(cache.get('e', 1), null, 'clear forgets everything');
   const off = new PrincipalCache(0);
-  off.set('a', principal, 9999, 0);
+  off.set('a', principal, 9999, 0, 0);
   t.equal(off.get('a', 0), null, 'ttl 0 caches nothing');
 });
 

@@ -1,7 +1,8 @@
-import { verifySecret } from '../../security/crypto.js';
+import type { SecretVerifier } from '../../security/crypto.js';
 import { OAuthError } from '../errors.js';
 import type { OAuthClient } from '../model.js';
 import type { ClientRepository } from '../ports.js';
+import { type CredentialThrottle, verifyThrottled } from './throttle.js';
 
 /** Client credentials as they arrived: HTTP Basic and/or form fields. */
 export interface ClientCredentials {
@@ -10,12 +11,19 @@ export interface ClientCredentials {
   clientSecret: string | undefined;
 }
 
+/** What client authentication needs: the clients, the throttle, and the gated scrypt. */
+export interface ClientAuthDeps {
+  clients: ClientRepository;
+  throttle: CredentialThrottle;
+  secrets: SecretVerifier;
+}
+
 /**
  * Authenticates the client at the token and revocation endpoints (RFC 6749 §2.3). A public
  * client needs only its id (an empty secret is ignored); a confidential one must present its
  * secret, by Basic or by `client_secret`.
  */
-export async function authenticateClient(clients: ClientRepository, credentials: ClientCredentials): Promise<OAuthClient> {
+export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials, address: string): Promise<OAuthClient> {
   const { basic } = credentials;
   if (basic && credentials.clientId && credentials.clientId !== basic.clientId) {
     throw new OAuthError('invalid_request', 'client_id differs from the client authenticated by HTTP Basic.');
@@ -23,14 +31,24 @@ export async function authenticateClient(clients: ClientRepository, credentials:
   const clientId = basic?.clientId ?? credentials.clientId;
   if (!clientId) throw new OAuthError('invalid_client', 'Client authentication failed: no client_id.', 401);
   const secret = basic?.secret ?? credentials.clientSecret ?? '';
-  const client = await clients.findByClientId(clientId);
+  const client = await deps.clients.findByClientId(clientId);
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
   if (client.secretHash !== null) {
-    if (!secret || !(await verifySecret(secret, client.secretHash))) {
-      throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
-    }
+    if (!(await confidentialSecretMatches(deps, client, secret, address))) throw new OAuthError('invalid_client', 'Client authentication failed.', 401);
   }
   return client;
+}
+
+/**
+ * A confidential client's secret, checked like a password: the attempt is reserved on the
+ * client_id and the address first (429 once spent, without a scrypt), then verified through the
+ * scrypt gate (503 when the server is saturated). An empty secret is a failure that costs none.
+ */
+export async function confidentialSecretMatches(deps: Omit<ClientAuthDeps, 'clients'>, client: OAuthClient, secret: string, address: string): Promise<boolean> {
+  const attempt = await deps.throttle.attempt('client', client.clientId, address);
+  const matches = secret !== '' && (await verifyThrottled(attempt, () => deps.secrets.verify(secret, client.secretHash!)));
+  if (matches) await attempt.succeeded();
+  return matches;
 }
 
 export function requireGrant(client: OAuthClient, grant: string): void {

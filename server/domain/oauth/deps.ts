@@ -1,12 +1,15 @@
 import type { Clock } from '../../db/time.js';
 import type { Store } from '../ports.js';
-import type { LoginThrottle } from './throttle.js';
+import type { SecretVerifier } from '../../security/crypto.js';
+import type { CredentialThrottle } from './throttle.js';
 
 /** What the OAuth functions share. */
 export interface OAuthDeps {
   store: Store;
   clock: Clock;
-  throttle: LoginThrottle;
+  throttle: CredentialThrottle;
+  /** scrypt through the bounded gate (see WorkGate). */
+  secrets: SecretVerifier;
   ttl: { accessTtlSeconds: number; refreshTtlSeconds: number };
   authorizationCodeTtlSeconds: number;
   /** A hash of a random secret, spent on unknown usernames (timing). */

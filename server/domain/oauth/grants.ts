@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { sha256Hex, verifySecret } from '../../security/crypto.js';
+import { sha256Hex } from '../../security/crypto.js';
 import { OAuthError } from '../errors.js';
 import type { OAuthClient } from '../model.js';
 import { clientServesTenant, requireGrant } from './client-auth.js';
 import { type TokenResponse, issueTokenPair } from './issue.js';
 import { verifierMatches } from './pkce.js';
 import type { OAuthDeps } from './deps.js';
+import { verifyThrottled } from './throttle.js';
 
 export type TokenForm = Record<string, string>;
 
@@ -32,15 +33,16 @@ export async function passwordGrant(deps: OAuthDeps, client: OAuthClient, form: 
   requireGrant(client, 'password');
   const username = required(form, 'username');
   const password = required(form, 'password');
-  await deps.throttle.check(username, address);
+  // Reserved before the hash is computed, so parallel guesses cannot outrun the count.
+  const attempt = await deps.throttle.attempt('user', username, address);
   const user = await deps.store.repos.users.findByUsername(username);
   // Unknown users cost a hash too, so response time does not reveal which usernames exist.
-  const matches = await verifySecret(password, user?.passwordHash ?? (await deps.decoyHash()));
+  const stored = user?.passwordHash ?? (await deps.decoyHash());
+  const matches = await verifyThrottled(attempt, () => deps.secrets.verify(password, stored));
   if (!user || !matches || !user.isActive || !clientServesTenant(client, user.tenantId)) {
-    await deps.throttle.recordFailure(username, address);
     throw invalidGrant('Invalid credentials given.');
   }
-  await deps.throttle.recordSuccess(username);
+  await attempt.succeeded();
   const now = deps.clock.now();
   return deps.store.transaction((repos) =>
     issueTokenPair(repos, { ...deps.ttl, tenantId: user.tenantId, clientPk: client.id, userId: user.id, familyId: randomUUID(), now }),

@@ -8,9 +8,15 @@ import type { Principal } from '../context.js';
  * every hit). Revocations and permission changes made through this process clear the cache at
  * once; made through another process, they take effect here within `ttlMs`. `ttlMs = 0` turns
  * the cache off.
+ *
+ * Invalidation is by generation: `clear()` (called AFTER a revocation or a change of rights is
+ * written) starts a new generation, and `set` refuses an entry whose load began in an older
+ * one. So a request that read the token before the revocation committed, and finishes after the
+ * clear, cannot put the revoked token back for the cache's lifetime.
  */
 export class PrincipalCache {
   private readonly entries = new Map<string, { principal: Principal; tokenExpiresAt: number; cachedAt: number }>();
+  private current = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -27,8 +33,14 @@ export class PrincipalCache {
     return entry.principal;
   }
 
-  set(key: string, principal: Principal, tokenExpiresAt: number, now: number): void {
-    if (this.ttlMs <= 0) return;
+  /** Read before loading what will be cached, and passed to `set`. */
+  generation(): number {
+    return this.current;
+  }
+
+  /** Caches what was loaded in generation `loadedIn`, unless a clear happened since. */
+  set(key: string, principal: Principal, tokenExpiresAt: number, now: number, loadedIn: number): void {
+    if (this.ttlMs <= 0 || loadedIn !== this.current) return;
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
@@ -38,6 +50,7 @@ export class PrincipalCache {
 
   /** Called on every revocation and every change of users' rights made in this process. */
   clear(): void {
+    this.current += 1;
     this.entries.clear();
   }
 }

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
-import { hashSecret, randomToken, sha256Hex, verifySecret } from '../../security/crypto.js';
+import { type SecretVerifier, randomToken, sha256Hex } from '../../security/crypto.js';
 import type { ThrottleConfig } from '../../config.js';
 import { type Principal, type RequestContext, requirePrincipal } from '../context.js';
-import { AuthenticationError, NotAllowedError, OAuthError } from '../errors.js';
+import { AuthenticationError, NotAllowedError, OAuthError, TooManyRequestsError, UnavailableError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Store } from '../ports.js';
-import { type ClientCredentials, authenticateClient, clientServesTenant, requireGrant } from './client-auth.js';
+import type { OAuthClient } from '../model.js';
+import { type ClientCredentials, authenticateClient, clientServesTenant, confidentialSecretMatches, requireGrant } from './client-auth.js';
 import type { OAuthDeps, OAuthMetrics } from './deps.js';
 import { type TokenForm, authorizationCodeGrant, passwordGrant, refreshGrant } from './grants.js';
 import { SCOPE, type TokenResponse } from './issue.js';
 import { isValidChallenge } from './pkce.js';
 import { appendQuery, redirectUriMatches } from './redirect-uri.js';
-import { LoginThrottle } from './throttle.js';
+import { CredentialThrottle } from './throttle.js';
 import type { PrincipalCache } from './principal-cache.js';
 
 export interface OAuthServiceOptions {
@@ -23,6 +24,8 @@ export interface OAuthServiceOptions {
   authorizationCodeTtlSeconds: number;
   passwordHashCost: number;
   throttle: ThrottleConfig;
+  /** scrypt through the bounded gate, for every password and client secret checked. */
+  secrets: SecretVerifier;
   /** Resolved credentials, briefly (see PrincipalCache for the contract). */
   principals: PrincipalCache;
   /** Counts tokens issued by grant (the metrics); none by default. */
@@ -51,29 +54,39 @@ export class OAuthService {
     this.deps = {
       store: options.store,
       clock: options.clock,
-      throttle: new LoginThrottle(options.store.repos.throttle, options.throttle, options.clock),
+      throttle: new CredentialThrottle(options.store.repos.throttle, options.throttle, options.clock),
+      secrets: options.secrets,
       ttl: { accessTtlSeconds: options.accessTokenTtlSeconds, refreshTtlSeconds: options.refreshTokenTtlSeconds },
       authorizationCodeTtlSeconds: options.authorizationCodeTtlSeconds,
-      decoyHash: () => (this.decoy ??= hashSecret(randomToken(), options.passwordHashCost)),
+      decoyHash: () => (this.decoy ??= options.secrets.hash(randomToken(), options.passwordHashCost).catch((error: unknown) => {
+        this.decoy = null;
+        throw error;
+      })),
     };
   }
 
-  async token(form: TokenForm, credentials: ClientCredentials, address: string): Promise<TokenResponse> {
+  /**
+   * The token endpoint. `request.profile` is the User-Profile header, which is refused: a
+   * profile acts only inside its parent's session (CONTRACT §2) and never gets a token family
+   * of its own.
+   */
+  async token(form: TokenForm, credentials: ClientCredentials, request: { address: string; profile?: string }): Promise<TokenResponse> {
+    refuseProfile(request.profile, 'token');
     const grantType = form.grant_type;
     if (!grantType) throw new OAuthError('invalid_request', 'Missing parameter: grant_type.');
-    const client = await authenticateClient(this.deps.store.repos.clients, credentials);
-    // A refresh or code grant may revoke a family (reuse, replay): forget resolved tokens.
-    if (grantType !== 'password') this.principals.clear();
+    const client = await authenticateClient(this.clientAuth(), credentials, request.address);
     let issued: TokenResponse;
     switch (grantType) {
       case 'password':
-        issued = await passwordGrant(this.deps, client, form, address);
+        issued = await passwordGrant(this.deps, client, form, request.address);
         break;
       case 'refresh_token':
-        issued = await refreshGrant(this.deps, client, form);
+        // A refresh or code grant may revoke a family (reuse, replay): forget resolved tokens
+        // once the revocation is written, whatever the outcome.
+        issued = await refreshGrant(this.deps, client, form).finally(() => this.principals.clear());
         break;
       case 'authorization_code':
-        issued = await authorizationCodeGrant(this.deps, client, form);
+        issued = await authorizationCodeGrant(this.deps, client, form).finally(() => this.principals.clear());
         break;
       default:
         throw new OAuthError('unsupported_grant_type', `Unsupported grant_type: ${grantType}.`);
@@ -89,6 +102,7 @@ export class OAuthService {
   async authorize(ctx: RequestContext, query: AuthorizeQuery): Promise<string> {
     const principal = requirePrincipal(ctx);
     if (principal.kind !== 'user') throw new NotAllowedError('Only a user can authorise a client.');
+    refuseProfile(principal.profile ? principal.profile.id : undefined, 'authorize');
     if (!query.client_id) throw new OAuthError('invalid_request', 'Missing parameter: client_id.');
     const client = await this.deps.store.repos.clients.findByClientId(query.client_id);
     if (!client || !clientServesTenant(client, principal.tenantId)) throw new OAuthError('invalid_client', 'Unknown client_id.');
@@ -110,7 +124,7 @@ export class OAuthService {
       codeHash: sha256Hex(code),
       tenantId: principal.tenantId,
       clientPk: client.id,
-      userId: (principal.profile ?? principal.user).id,
+      userId: principal.user.id,
       redirectUri,
       codeChallenge: challenge,
       codeChallengeMethod: challenge ? 'S256' : null,
@@ -126,24 +140,28 @@ export class OAuthService {
    * RFC 7009 revocation. A refresh token takes its whole family (and so its access tokens)
    * with it. Unknown tokens are not an error; another client's tokens are refused.
    */
-  async revoke(form: TokenForm, credentials: ClientCredentials): Promise<void> {
-    const client = await authenticateClient(this.deps.store.repos.clients, credentials);
+  async revoke(form: TokenForm, credentials: ClientCredentials, address: string): Promise<void> {
+    const client = await authenticateClient(this.clientAuth(), credentials, address);
     const token = form.token;
     if (!token) throw new OAuthError('invalid_request', 'Missing parameter: token.');
     const hash = sha256Hex(token);
     const now = this.deps.clock.now();
     const { tokens } = this.deps.store.repos;
-    this.principals.clear();
+    // The cache is cleared AFTER the revocation is written: cleared before, a request resolving
+    // the token in between would re-cache it as valid (and PrincipalCache refuses entries
+    // loaded before the clear, for requests whose read began before the write).
     const refresh = await tokens.findRefreshToken(hash);
     if (refresh) {
       if (refresh.clientPk !== client.id) throw new OAuthError('unauthorized_client', 'The token was issued to another client.');
       await tokens.revokeFamily(refresh.familyId, now);
+      this.principals.clear();
       return;
     }
     const access = await tokens.findAccessToken(hash);
     if (access) {
       if (access.clientPk !== client.id) throw new OAuthError('unauthorized_client', 'The token was issued to another client.');
       await tokens.revokeAccessToken(access.id, now);
+      this.principals.clear();
     }
   }
 
@@ -154,6 +172,7 @@ export class OAuthService {
     const now = this.deps.clock.now();
     const cached = this.principals.get(cacheKey, now);
     if (cached) return cached;
+    const loadedAt = this.principals.generation();
     const { repos } = this.deps.store;
     const found = await repos.tokens.findAccessTokenWithOwner(hash);
     if (!found || found.token.revokedAt !== null || found.token.expiresAt <= now || !found.user.isActive) {
@@ -176,7 +195,7 @@ export class OAuthService {
       permissions: new Set(await repos.users.permissionsOf(actor.id)),
       isSuperuser: actor.isSuperuser,
     };
-    this.principals.set(cacheKey, principal, found.token.expiresAt, now);
+    this.principals.set(cacheKey, principal, found.token.expiresAt, now, loadedAt);
     return principal;
   }
 
@@ -185,19 +204,48 @@ export class OAuthService {
     this.principals.clear();
   }
 
-  /** Resolves an application principal from `client_id` (+ secret for confidential clients). */
-  async authenticateApplication(clientId: string, secret: string | undefined): Promise<Principal> {
+  /**
+   * Resolves an application principal from `client_id` (+ secret for confidential clients).
+   * A confidential client's secret is throttled and gated like at the token endpoint: 429 once
+   * the client_id or the address has spent its attempts, 503 when the scrypt gate is full.
+   */
+  async authenticateApplication(clientId: string, secret: string | undefined, address: string): Promise<Principal> {
     // Keyed by a digest of the secret, never the secret: a wrong secret misses and is checked.
     const cacheKey = `app\u0000${clientId}\u0000${sha256Hex(secret ?? '')}`;
     const now = this.deps.clock.now();
     const cached = this.principals.get(cacheKey, now);
     if (cached) return cached;
+    const loadedAt = this.principals.generation();
     const { repos } = this.deps.store;
     const client = await repos.clients.findByClientId(clientId);
-    const secretOk = client?.secretHash == null || (secret !== undefined && secret !== '' && (await verifySecret(secret, client.secretHash)));
-    if (!client || client.tenantId === null || !secretOk) throw new AuthenticationError('Invalid client credentials.');
+    if (!client || client.tenantId === null) throw new AuthenticationError('Invalid client credentials.');
+    if (client.secretHash !== null && !(await this.applicationSecretMatches(client, secret ?? '', address))) {
+      throw new AuthenticationError('Invalid client credentials.');
+    }
     const principal: Principal = { kind: 'application', tenantId: client.tenantId, client, permissions: new Set(await repos.clients.permissionsOf(client.id)), isSuperuser: false };
-    this.principals.set(cacheKey, principal, Number.POSITIVE_INFINITY, now);
+    this.principals.set(cacheKey, principal, Number.POSITIVE_INFINITY, now, loadedAt);
     return principal;
+  }
+
+  /** The token endpoint's check, with its refusals in the API's error body. */
+  private async applicationSecretMatches(client: OAuthClient, secret: string, address: string): Promise<boolean> {
+    try {
+      return await confidentialSecretMatches(this.deps, client, secret, address);
+    } catch (error) {
+      if (error instanceof OAuthError && error.status === 429) throw new TooManyRequestsError(error.description, error.retryAfterSeconds ?? 1);
+      if (error instanceof OAuthError && error.status === 503) throw new UnavailableError(error.description, error.retryAfterSeconds);
+      throw error;
+    }
+  }
+
+  private clientAuth() {
+    return { clients: this.deps.store.repos.clients, throttle: this.deps.throttle, secrets: this.deps.secrets };
+  }
+}
+
+/** A profile acts only inside its parent's session: no code, no token family of its own. */
+function refuseProfile(profile: string | undefined, endpoint: 'token' | 'authorize'): void {
+  if (profile !== undefined && profile !== '') {
+    throw new OAuthError('invalid_request', `The User-Profile header is not accepted at the ${endpoint} endpoint: a profile acts only inside its parent's session; send User-Profile with the parent's access token on API requests instead.`);
   }
 }

@@ -2,48 +2,85 @@ import type { Clock } from '../../db/time.js';
 import type { ThrottleConfig } from '../../config.js';
 import { OAuthError } from '../errors.js';
 import type { ThrottleRepository } from '../ports.js';
+import { GateBusyError } from '../../security/work-gate.js';
+
+/** What is being authenticated: a user's password, or a confidential client's secret. */
+export type CredentialKind = 'user' | 'client';
+
+/** A reserved attempt: a failure keeps it (it counts), a success gives it back. */
+export interface ThrottledAttempt {
+  succeeded(): Promise<void>;
+  /** The secret was never verified (the server was too busy): give both slots back. */
+  abandoned(): Promise<void>;
+}
 
 /**
- * Throttles failed password attempts per username and per client address, in fixed windows
- * kept in the database so that every server process counts the same failures.
+ * Throttles attempts to verify a secret (passwords and client secrets) per identity (username
+ * or client_id) and per client address, in fixed windows kept in the database so that every
+ * server process counts the same attempts.
+ *
+ * Contract: the attempt is reserved atomically BEFORE the secret is verified (one UPSERT per
+ * key that counts and checks at once), so parallel guesses cannot all pass a check that has
+ * not yet seen the others' failures: at most `limit` verifications run per key and window,
+ * across processes. A success clears its identity's count and gives back its address slot; a
+ * failure keeps both. The address count is shared by password and client-secret attempts.
  */
-export class LoginThrottle {
+export class CredentialThrottle {
   constructor(
     private readonly repo: ThrottleRepository,
     private readonly config: ThrottleConfig,
     private readonly clock: Clock,
   ) {}
 
-  /** Throws 429 (with Retry-After) when either key has used up its attempts. */
-  async check(username: string, address: string): Promise<void> {
+  /** Reserves one attempt on both keys, or throws 429 (with Retry-After) without verifying. */
+  async attempt(kind: CredentialKind, identity: string, address: string): Promise<ThrottledAttempt> {
     const now = this.clock.now();
-    const windowStart = now - this.config.windowSeconds * 1000;
-    for (const [key, limit] of this.keys(username, address)) {
-      const state = await this.repo.failuresSince(key, windowStart);
-      if (state && state.failures >= limit) {
-        const retryAfter = Math.max(1, Math.ceil((state.windowStart + this.config.windowSeconds * 1000 - now) / 1000));
-        throw new OAuthError('temporarily_unavailable', 'Too many failed login attempts. Try again later.', 429, retryAfter);
-      }
+    const windowMs = this.config.windowSeconds * 1000;
+    const identityKey = keyOf(kind, identity);
+    const addressKey = `addr:${address}`.slice(0, 200);
+    const limit = kind === 'user' ? this.config.perUsername : this.config.perClient;
+    const onIdentity = await this.repo.reserve(identityKey, limit, now, now - windowMs);
+    if (!onIdentity.allowed) throw this.tooMany(onIdentity.windowStart, now);
+    const onAddress = await this.repo.reserve(addressKey, this.config.perAddress, now, now - windowMs);
+    if (!onAddress.allowed) {
+      // Not verified, so it is not a failure of this identity: give its slot back.
+      await this.repo.release(identityKey, onIdentity.windowStart);
+      throw this.tooMany(onAddress.windowStart, now);
     }
+    return {
+      succeeded: async () => {
+        await this.repo.clear(identityKey);
+        await this.repo.release(addressKey, onAddress.windowStart);
+      },
+      abandoned: async () => {
+        await this.repo.release(identityKey, onIdentity.windowStart);
+        await this.repo.release(addressKey, onAddress.windowStart);
+      },
+    };
   }
 
-  async recordFailure(username: string, address: string): Promise<void> {
-    const now = this.clock.now();
-    const windowStart = now - this.config.windowSeconds * 1000;
-    for (const [key] of this.keys(username, address)) await this.repo.recordFailure(key, now, windowStart);
-  }
-
-  /** A successful login clears its username's count; the address count keeps running. */
-  async recordSuccess(username: string): Promise<void> {
-    await this.repo.clear(usernameKey(username));
-  }
-
-  private keys(username: string, address: string): Array<[string, number]> {
-    return [
-      [usernameKey(username), this.config.perUsername],
-      [`addr:${address}`.slice(0, 200), this.config.perAddress],
-    ];
+  private tooMany(windowStart: number, now: number): OAuthError {
+    const retryAfter = Math.max(1, Math.ceil((windowStart + this.config.windowSeconds * 1000 - now) / 1000));
+    return new OAuthError('temporarily_unavailable', 'Too many failed attempts. Try again later.', 429, retryAfter);
   }
 }
 
-const usernameKey = (username: string) => `user:${username.toLowerCase()}`.slice(0, 200);
+/** Usernames are case-insensitive; client ids are not. Keys fit the 200-character column. */
+const keyOf = (kind: CredentialKind, identity: string) => (kind === 'user' ? `user:${identity.toLowerCase()}` : `client:${identity}`).slice(0, 200);
+
+/**
+ * Verifies a secret under a reserved attempt: a wrong secret keeps the reservation (a
+ * failure), a right one gives it back, and a verification refused by the scrypt gate (server
+ * busy) gives it back and answers 503 with Retry-After.
+ */
+export async function verifyThrottled(attempt: ThrottledAttempt, verify: () => Promise<boolean>): Promise<boolean> {
+  let matches: boolean;
+  try {
+    matches = await verify();
+  } catch (error) {
+    await attempt.abandoned();
+    if (error instanceof GateBusyError) throw new OAuthError('temporarily_unavailable', error.message, 503, 1);
+    throw error;
+  }
+  return matches;
+}

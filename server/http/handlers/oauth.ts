@@ -11,13 +11,13 @@ export function oauthHandlers(oauth: OAuthService, limits: BodyLimits) {
   return {
     async token(ctx: AppContext) {
       const form = await oauthForm(ctx, limits);
-      ctx.body = await oauth.token(form, clientCredentials(ctx, form), ctx.ip);
+      ctx.body = await oauth.token(form, clientCredentials(ctx, form), { address: ctx.ip, profile: ctx.get('User-Profile') || undefined });
       noStore(ctx);
     },
 
     async revoke(ctx: AppContext) {
       const form = await oauthForm(ctx, limits);
-      await oauth.revoke(form, clientCredentials(ctx, form));
+      await oauth.revoke(form, clientCredentials(ctx, form), ctx.ip);
       ctx.body = {};
       noStore(ctx);
     },

@@ -22,7 +22,7 @@ export function authenticate(oauth: OAuthService): Middleware {
       const clientId = queryString(ctx, 'client_id') ?? basic?.clientId;
       if (clientId) {
         const secret = basic && basic.clientId === clientId ? basic.secret : queryString(ctx, 'client_secret');
-        ctx.state.principal = await oauth.authenticateApplication(clientId, secret);
+        ctx.state.principal = await oauth.authenticateApplication(clientId, secret, ctx.ip);
       } else if (header) {
         throw new AuthenticationError('Unsupported authorization scheme; use Bearer.');
       }

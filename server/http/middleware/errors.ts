@@ -28,6 +28,7 @@ export const errorMapping: Middleware = async (ctx, next) => {
     }
     if (error instanceof DomainError) {
       ctx.status = error.status;
+      if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
       if (error instanceof AuthenticationError) {
         ctx.set('WWW-Authenticate', error.bearerError ? `Bearer realm="api", error="${error.bearerError}"` : 'Bearer realm="api"');
       }

@@ -109,7 +109,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The body is too large.',
   415: 'Unsupported media type.',
   422: 'The stored document cannot be served.',
-  503: 'The database is unavailable; retry later.',
+  429: 'Too many failed client-secret attempts (`Retry-After`).',
+  503: 'The database is unavailable, or the server is saturated with credential checks; retry later (`Retry-After` when known).',
 };
 
 /** Contract error responses for the given statuses. */
@@ -118,7 +119,7 @@ export function errors(...statuses: number[]): Record<number, ResponseSpec> {
 }
 
 /** What any authenticated endpoint may answer besides its own statuses. */
-export const AUTH_ERRORS = [401, 403, 503] as const;
+export const AUTH_ERRORS = [401, 403, 429, 503] as const;
 /** A read of one object by id or key. */
 export const readErrors = () => errors(400, ...AUTH_ERRORS, 404);
 /** A JSON write. */

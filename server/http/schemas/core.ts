@@ -27,8 +27,8 @@ const oauthErrors: Record<number, ResponseSpec> = {
   400: oauthError('RFC 6749 §5.2 error (invalid_request, invalid_grant, unsupported_grant_type, ...).'),
   401: oauthError('invalid_client.'),
   413: oauthError('The form is too large.'),
-  429: { description: 'Too many failed password attempts (`Retry-After`).', json: oauthErrorBody },
-  503: { description: 'The database is unavailable.', json: errorBody },
+  429: { description: 'Too many failed password or client-secret attempts (`Retry-After`).', json: oauthErrorBody },
+  503: { description: 'The database is unavailable (contract body), or the server is saturated with credential checks (RFC 6749 body, `Retry-After`).', json: { anyOf: [errorBody, oauthErrorBody] } },
 };
 
 const tokenForm: JSONSchema = {
