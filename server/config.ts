@@ -83,7 +83,7 @@ const DEFAULTS = {
   passwordHashCost: 2 ** 15,
   throttle: { perUsername: 5, perAddress: 20, perClient: 20, windowSeconds: 900 },
   // Behind a trusted proxy every connection comes from the proxy: no per-address cap by default.
-  maxConnectionsPerAddress: 64,
+  maxConnectionsPerAddress: 128,
   // Two of libuv's four threads at most, so file I/O and other crypto always have two.
   scrypt: { concurrency: 2, queue: 32 },
 } as const;
