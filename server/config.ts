@@ -27,8 +27,8 @@ export interface Config {
   readonly trustProxyHops: number;
   /** Concurrent connections one peer address may hold open; 0: no cap. */
   readonly maxConnectionsPerAddress: number;
-  /** scrypt verifications (logins, client secrets) running at once / waiting; beyond: 503. */
-  readonly scrypt: { readonly concurrency: number; readonly queue: number };
+  /** scrypt verifications (logins, client secrets) running at once / waiting (in all, per address); beyond: 503. */
+  readonly scrypt: { readonly concurrency: number; readonly queue: number; readonly queuePerAddress: number };
   readonly logLevel: string;
   readonly passwordHashCost: number;
   readonly throttle: ThrottleConfig;
@@ -85,7 +85,7 @@ const DEFAULTS = {
   // Behind a trusted proxy every connection comes from the proxy: no per-address cap by default.
   maxConnectionsPerAddress: 128,
   // Two of libuv's four threads at most, so file I/O and other crypto always have two.
-  scrypt: { concurrency: 2, queue: 32 },
+  scrypt: { concurrency: 2, queue: 32, queuePerAddress: 2 },
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {
@@ -113,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     scrypt: {
       concurrency: integer(env.FIELDOPS_SCRYPT_CONCURRENCY, 'FIELDOPS_SCRYPT_CONCURRENCY', DEFAULTS.scrypt.concurrency, 1, 64),
       queue: integer(env.FIELDOPS_SCRYPT_QUEUE, 'FIELDOPS_SCRYPT_QUEUE', DEFAULTS.scrypt.queue, 0, 10000),
+      queuePerAddress: integer(env.FIELDOPS_SCRYPT_QUEUE_PER_ADDRESS, 'FIELDOPS_SCRYPT_QUEUE_PER_ADDRESS', DEFAULTS.scrypt.queuePerAddress, 0, 10000),
     },
     logLevel: env.LOG_LEVEL ?? 'info',
     passwordHashCost: integer(env.FIELDOPS_PASSWORD_HASH_COST, 'FIELDOPS_PASSWORD_HASH_COST', DEFAULTS.passwordHashCost, 2 ** 10, 2 ** 20),

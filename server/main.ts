@@ -85,7 +85,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
     passwordHashCost: config.passwordHashCost,
     throttle: config.throttle,
-    secrets: new SecretVerifier(new WorkGate(config.scrypt.concurrency, config.scrypt.queue)),
+    secrets: new SecretVerifier(new WorkGate(config.scrypt.concurrency, config.scrypt.queue, config.scrypt.queuePerAddress)),
     principals: new PrincipalCache(config.authCacheMs),
     metrics,
   });

@@ -59,11 +59,12 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 export class SecretVerifier {
   constructor(private readonly gate: WorkGate) {}
 
-  verify(secret: string, stored: string): Promise<boolean> {
-    return this.gate.run(() => verifySecret(secret, stored));
+  /** `key` is who asks (the client address): the gate is fair between keys. */
+  verify(secret: string, stored: string, key: string): Promise<boolean> {
+    return this.gate.run(key, () => verifySecret(secret, stored));
   }
 
   hash(secret: string, cost: number): Promise<string> {
-    return this.gate.run(() => hashSecret(secret, cost));
+    return this.gate.run('', () => hashSecret(secret, cost));
   }
 }

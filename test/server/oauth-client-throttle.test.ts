@@ -23,7 +23,7 @@ const tokenRequest = (url: string, form: Record<string, string>) =>
 const count = (results: Array<{ status: number }>, status: number) => results.filter((r) => r.status === status).length;
 
 t.test(`client secrets are throttled per client_id, per address, and at the API (${dialect})`, async (t) => {
-  const s = await startTestServer(t, { env: { FIELDOPS_THROTTLE_PER_CLIENT: '6', FIELDOPS_THROTTLE_PER_ADDRESS: '1000', FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0', FIELDOPS_SCRYPT_QUEUE: '1000' } });
+  const s = await startTestServer(t, { env: { FIELDOPS_THROTTLE_PER_CLIENT: '6', FIELDOPS_THROTTLE_PER_ADDRESS: '1000', FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0', FIELDOPS_SCRYPT_QUEUE: '1000', FIELDOPS_SCRYPT_QUEUE_PER_ADDRESS: '1000' } });
   if (!s) return;
   const { admin } = s.server.runtime;
   await admin.createClient({ tenant: 'default', clientId: 'partner', secret: SECRET, grants: ['password'], permissions: ['view_user'] });
@@ -48,7 +48,7 @@ t.test(`client secrets are throttled per client_id, per address, and at the API 
 });
 
 t.test(`client secrets share the address's budget with passwords (${dialect})`, async (t) => {
-  const s = await startTestServer(t, { env: { FIELDOPS_THROTTLE_PER_CLIENT: '1000', FIELDOPS_THROTTLE_PER_ADDRESS: '8', FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0' } });
+  const s = await startTestServer(t, { env: { FIELDOPS_THROTTLE_PER_CLIENT: '1000', FIELDOPS_THROTTLE_PER_ADDRESS: '8', FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0', FIELDOPS_SCRYPT_QUEUE_PER_ADDRESS: '1000' } });
   if (!s) return;
   for (let i = 0; i < 30; i++) await s.server.runtime.admin.createClient({ tenant: 'default', clientId: `app-${i}`, secret: SECRET });
   const flood = await Promise.all(Array.from({ length: 30 }, (_, i) => tokenRequest(s.url, { grant_type: 'password', client_id: `app-${i}`, client_secret: randomSecret() })));
@@ -73,12 +73,12 @@ t.test(`the scrypt gate answers 503 at once instead of queueing a flood (${diale
 });
 
 t.test('WorkGate: at most maxActive at once, at most maxQueued waiting, the rest refused at once', async (t) => {
-  const gate = new WorkGate(2, 1);
+  const gate = new WorkGate(2, 1, 1);
   let running = 0;
   let peak = 0;
   const releases: Array<() => void> = [];
   const job = () =>
-    gate.run(async () => {
+    gate.run('a', async () => {
       running += 1;
       peak = Math.max(peak, running);
       await new Promise<void>((resolve) => releases.push(resolve));
@@ -95,4 +95,25 @@ t.test('WorkGate: at most maxActive at once, at most maxQueued waiting, the rest
   t.same(await Promise.all(jobs), ['done', 'done', 'done']);
   t.equal(peak, 2);
   t.same(gate.load, { active: 0, queued: 0 });
+});
+
+t.test('WorkGate: one key cannot fill the queue, and keys are served in turn', async (t) => {
+  const gate = new WorkGate(1, 10, 3);
+  const started: string[] = [];
+  const releases = new Map<string, () => void>();
+  const job = (name: string) =>
+    gate.run(name[0]!, async () => {
+      started.push(name);
+      await new Promise<void>((resolve) => releases.set(name, resolve));
+    });
+  const jobs = ['a1', 'a2', 'a3', 'a4'].map(job);
+  t.ok((await job('a5').catch((error: unknown) => error)) instanceof GateBusyError, "a fifth job of one key is refused: its share of the queue is full");
+  jobs.push(job('b1'));
+  t.same(gate.load, { active: 1, queued: 4 }, 'another key still gets a place');
+  for (const name of ['a1', 'a2', 'b1', 'a3', 'a4']) {
+    await new Promise((resolve) => setImmediate(resolve));
+    releases.get(name)!();
+  }
+  await Promise.all(jobs);
+  t.same(started, ['a1', 'a2', 'b1', 'a3', 'a4'], 'b1 runs after the one a-job ahead of it, not after all of them');
 });

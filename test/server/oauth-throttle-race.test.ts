@@ -22,7 +22,7 @@ const tally = (results: Array<{ status: number }>) => {
 };
 
 t.test(`300 parallel wrong guesses: at most the limits are verified (${dialect})`, async (t) => {
-  const s = await startTestServer(t, { env: { FIELDOPS_THROTTLE_PER_USERNAME: '5', FIELDOPS_THROTTLE_PER_ADDRESS: '20', FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0', FIELDOPS_SCRYPT_QUEUE: '1000' } });
+  const s = await startTestServer(t, { env: { FIELDOPS_THROTTLE_PER_USERNAME: '5', FIELDOPS_THROTTLE_PER_ADDRESS: '20', FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0', FIELDOPS_SCRYPT_QUEUE: '1000', FIELDOPS_SCRYPT_QUEUE_PER_ADDRESS: '1000' } });
   if (!s) return;
   await s.server.runtime.admin.createUser({ tenant: 'default', username: 'targeted', password: 'Okapi-Stripes-Pass-2' });
 
@@ -71,7 +71,7 @@ t.test(`two server processes share one atomic count (${dialect})`, async (t) => 
     FIELDOPS_THROTTLE_PER_USERNAME: '5',
     FIELDOPS_THROTTLE_PER_ADDRESS: '1000',
     FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS: '0',
-    FIELDOPS_SCRYPT_QUEUE: '1000',
+    FIELDOPS_SCRYPT_QUEUE: '1000', FIELDOPS_SCRYPT_QUEUE_PER_ADDRESS: '1000',
   };
   const first = serveProcess(env);
   const firstUrl = await first.url;

@@ -46,7 +46,7 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
  */
 export async function confidentialSecretMatches(deps: Omit<ClientAuthDeps, 'clients'>, client: OAuthClient, secret: string, address: string): Promise<boolean> {
   const attempt = await deps.throttle.attempt('client', client.clientId, address);
-  const matches = secret !== '' && (await verifyThrottled(attempt, () => deps.secrets.verify(secret, client.secretHash!)));
+  const matches = secret !== '' && (await verifyThrottled(attempt, () => deps.secrets.verify(secret, client.secretHash!, address)));
   if (matches) await attempt.succeeded();
   return matches;
 }

@@ -38,7 +38,7 @@ export async function passwordGrant(deps: OAuthDeps, client: OAuthClient, form: 
   const user = await deps.store.repos.users.findByUsername(username);
   // Unknown users cost a hash too, so response time does not reveal which usernames exist.
   const stored = user?.passwordHash ?? (await deps.decoyHash());
-  const matches = await verifyThrottled(attempt, () => deps.secrets.verify(password, stored));
+  const matches = await verifyThrottled(attempt, () => deps.secrets.verify(password, stored, address));
   if (!user || !matches || !user.isActive || !clientServesTenant(client, user.tenantId)) {
     throw invalidGrant('Invalid credentials given.');
   }
