@@ -52,19 +52,15 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
 }
 
 /**
- * Password and client-secret verification for the request path: every scrypt passes through
- * `gate`, so that floods of guesses cannot take libuv's whole thread pool (see WorkGate).
- * Throws GateBusyError when the gate's queue is full.
+ * Password and client-secret checks on the request path run inside `gate` (see WorkGate), so
+ * that floods of guesses cannot take libuv's whole thread pool. `run` throws GateBusyError,
+ * before any of `work` runs, when the gate's queue (or the key's share of it) is full.
  */
 export class SecretVerifier {
   constructor(private readonly gate: WorkGate) {}
 
   /** `key` is who asks (the client address): the gate is fair between keys. */
-  verify(secret: string, stored: string, key: string): Promise<boolean> {
-    return this.gate.run(key, () => verifySecret(secret, stored));
-  }
-
-  hash(secret: string, cost: number): Promise<string> {
-    return this.gate.run('', () => hashSecret(secret, cost));
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.gate.run(key, work);
   }
 }

@@ -1,8 +1,8 @@
-import type { SecretVerifier } from '../../security/crypto.js';
+import { type SecretVerifier, verifySecret } from '../../security/crypto.js';
 import { OAuthError } from '../errors.js';
 import type { OAuthClient } from '../model.js';
 import type { ClientRepository } from '../ports.js';
-import { type CredentialThrottle, verifyThrottled } from './throttle.js';
+import { type CredentialThrottle, throttledCheck } from './throttle.js';
 
 /** Client credentials as they arrived: HTTP Basic and/or form fields. */
 export interface ClientCredentials {
@@ -40,15 +40,12 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
 }
 
 /**
- * A confidential client's secret, checked like a password: the attempt is reserved on the
- * client_id and the address first (429 once spent, without a scrypt), then verified through the
- * scrypt gate (503 when the server is saturated). An empty secret is a failure that costs none.
+ * A confidential client's secret, checked like a password (see throttledCheck): gated (503 when
+ * the server is saturated), reserved on the client_id and the address first (429 once spent,
+ * without a scrypt), then verified. An empty secret is a failure that costs no hash.
  */
-export async function confidentialSecretMatches(deps: Omit<ClientAuthDeps, 'clients'>, client: OAuthClient, secret: string, address: string): Promise<boolean> {
-  const attempt = await deps.throttle.attempt('client', client.clientId, address);
-  const matches = secret !== '' && (await verifyThrottled(attempt, () => deps.secrets.verify(secret, client.secretHash!, address)));
-  if (matches) await attempt.succeeded();
-  return matches;
+export function confidentialSecretMatches(deps: Omit<ClientAuthDeps, 'clients'>, client: OAuthClient, secret: string, address: string): Promise<boolean> {
+  return throttledCheck(deps, { kind: 'client', identity: client.clientId, address }, async () => secret !== '' && verifySecret(secret, client.secretHash!));
 }
 
 export function requireGrant(client: OAuthClient, grant: string): void {

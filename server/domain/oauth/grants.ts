@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { sha256Hex } from '../../security/crypto.js';
+import { sha256Hex, verifySecret } from '../../security/crypto.js';
 import { OAuthError } from '../errors.js';
-import type { OAuthClient } from '../model.js';
+import type { OAuthClient, User } from '../model.js';
 import { clientServesTenant, requireGrant } from './client-auth.js';
 import { type TokenResponse, issueTokenPair } from './issue.js';
 import { verifierMatches } from './pkce.js';
 import type { OAuthDeps } from './deps.js';
-import { verifyThrottled } from './throttle.js';
+import { throttledCheck } from './throttle.js';
 
 export type TokenForm = Record<string, string>;
 
@@ -33,19 +33,21 @@ export async function passwordGrant(deps: OAuthDeps, client: OAuthClient, form: 
   requireGrant(client, 'password');
   const username = required(form, 'username');
   const password = required(form, 'password');
+  let found: User | null = null;
   // Reserved before the hash is computed, so parallel guesses cannot outrun the count.
-  const attempt = await deps.throttle.attempt('user', username, address);
-  const user = await deps.store.repos.users.findByUsername(username);
-  // Unknown users cost a hash too, so response time does not reveal which usernames exist.
-  const stored = user?.passwordHash ?? (await deps.decoyHash());
-  const matches = await verifyThrottled(attempt, () => deps.secrets.verify(password, stored, address));
-  if (!user || !matches || !user.isActive || !clientServesTenant(client, user.tenantId)) {
-    throw invalidGrant('Invalid credentials given.');
-  }
-  await attempt.succeeded();
+  const passed = await throttledCheck(deps, { kind: 'user', identity: username, address }, async () => {
+    const user = await deps.store.repos.users.findByUsername(username);
+    // Unknown users cost a hash too, so response time does not reveal which usernames exist.
+    const matches = await verifySecret(password, user?.passwordHash ?? (await deps.decoyHash()));
+    found = matches && user?.isActive && clientServesTenant(client, user.tenantId) ? user : null;
+    return found !== null;
+  });
+  const user = found as User | null;
+  if (!passed || !user) throw invalidGrant('Invalid credentials given.');
+  const { tenantId, id: userId } = user;
   const now = deps.clock.now();
   return deps.store.transaction((repos) =>
-    issueTokenPair(repos, { ...deps.ttl, tenantId: user.tenantId, clientPk: client.id, userId: user.id, familyId: randomUUID(), now }),
+    issueTokenPair(repos, { ...deps.ttl, tenantId, clientPk: client.id, userId, familyId: randomUUID(), now }),
   );
 }
 

@@ -3,6 +3,7 @@ import type { ThrottleConfig } from '../../config.js';
 import { OAuthError } from '../errors.js';
 import type { ThrottleRepository } from '../ports.js';
 import { GateBusyError } from '../../security/work-gate.js';
+import type { SecretVerifier } from '../../security/crypto.js';
 
 /** What is being authenticated: a user's password, or a confidential client's secret. */
 export type CredentialKind = 'user' | 'client';
@@ -10,8 +11,6 @@ export type CredentialKind = 'user' | 'client';
 /** A reserved attempt: a failure keeps it (it counts), a success gives it back. */
 export interface ThrottledAttempt {
   succeeded(): Promise<void>;
-  /** The secret was never verified (the server was too busy): give both slots back. */
-  abandoned(): Promise<void>;
 }
 
 /**
@@ -52,10 +51,6 @@ export class CredentialThrottle {
         await this.repo.clear(identityKey);
         await this.repo.release(addressKey, onAddress.windowStart);
       },
-      abandoned: async () => {
-        await this.repo.release(identityKey, onIdentity.windowStart);
-        await this.repo.release(addressKey, onAddress.windowStart);
-      },
     };
   }
 
@@ -69,18 +64,24 @@ export class CredentialThrottle {
 const keyOf = (kind: CredentialKind, identity: string) => (kind === 'user' ? `user:${identity.toLowerCase()}` : `client:${identity}`).slice(0, 200);
 
 /**
- * Verifies a secret under a reserved attempt: a wrong secret keeps the reservation (a
- * failure), a right one gives it back, and a verification refused by the scrypt gate (server
- * busy) gives it back and answers 503 with Retry-After.
+ * One throttled, gated secret check: inside the scrypt gate (503 with Retry-After when it is
+ * full, before anything is counted), the attempt is reserved (429 once spent), then `check`
+ * runs; a pass gives the reservation back, a failure keeps it.
  */
-export async function verifyThrottled(attempt: ThrottledAttempt, verify: () => Promise<boolean>): Promise<boolean> {
-  let matches: boolean;
+export async function throttledCheck(
+  deps: { throttle: CredentialThrottle; secrets: SecretVerifier },
+  who: { kind: CredentialKind; identity: string; address: string },
+  check: () => Promise<boolean>,
+): Promise<boolean> {
   try {
-    matches = await verify();
+    return await deps.secrets.run(who.address, async () => {
+      const attempt = await deps.throttle.attempt(who.kind, who.identity, who.address);
+      const passed = await check();
+      if (passed) await attempt.succeeded();
+      return passed;
+    });
   } catch (error) {
-    await attempt.abandoned();
     if (error instanceof GateBusyError) throw new OAuthError('temporarily_unavailable', error.message, 503, 1);
     throw error;
   }
-  return matches;
 }
