@@ -85,7 +85,7 @@ const DEFAULTS = {
   // Behind a trusted proxy every connection comes from the proxy: no per-address cap by default.
   maxConnectionsPerAddress: 128,
   // Two of libuv's four threads at most, so file I/O and other crypto always have two.
-  scrypt: { concurrency: 2, queue: 32, queuePerAddress: 2 },
+  scrypt: { concurrency: 2, queue: 32, queuePerAddress: 4 },
 } as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = {}): Config {

@@ -20,7 +20,7 @@ export class WorkGate {
   constructor(
     readonly maxActive: number,
     readonly maxQueued: number,
-    readonly maxQueuedPerKey = 2,
+    readonly maxQueuedPerKey = 4,
   ) {}
 
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {

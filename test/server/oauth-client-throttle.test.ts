@@ -72,6 +72,15 @@ t.test(`the scrypt gate answers 503 at once instead of queueing a flood (${diale
   t.equal(Number(rows.failures), count(flood, 401), 'a request refused as busy was never verified, so it is not counted as a failure');
 });
 
+t.test(`a burst with the right secret from one address shares one check (${dialect})`, async (t) => {
+  // One hash at a time and no queue: without sharing, all but one of the burst would be 503.
+  const s = await startTestServer(t, { env: { FIELDOPS_SCRYPT_CONCURRENCY: '1', FIELDOPS_SCRYPT_QUEUE: '0' } });
+  if (!s) return;
+  await s.server.runtime.admin.createClient({ tenant: 'default', clientId: 'gateway', secret: SECRET, permissions: ['view_user'] });
+  const burst = await Promise.all(Array.from({ length: 10 }, () => s.json(`/users/?client_id=gateway&client_secret=${SECRET}`)));
+  t.same(burst.map((r) => r.status), Array(10).fill(200));
+});
+
 t.test('WorkGate: at most maxActive at once, at most maxQueued waiting, the rest refused at once', async (t) => {
   const gate = new WorkGate(2, 1, 1);
   let running = 0;

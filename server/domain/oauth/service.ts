@@ -3,11 +3,11 @@ import type { Clock } from '../../db/time.js';
 import { type SecretVerifier, hashSecret, randomToken, sha256Hex } from '../../security/crypto.js';
 import type { ThrottleConfig } from '../../config.js';
 import { type Principal, type RequestContext, requirePrincipal } from '../context.js';
-import { AuthenticationError, NotAllowedError, OAuthError, TooManyRequestsError, UnavailableError } from '../errors.js';
+import { AuthenticationError, NotAllowedError, OAuthError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Store } from '../ports.js';
-import type { OAuthClient } from '../model.js';
-import { type ClientCredentials, authenticateClient, clientServesTenant, confidentialSecretMatches, requireGrant } from './client-auth.js';
+import { type ClientCredentials, authenticateClient, clientServesTenant, requireGrant } from './client-auth.js';
+import { ApplicationAuthenticator } from './application-auth.js';
 import type { OAuthDeps, OAuthMetrics } from './deps.js';
 import { type TokenForm, authorizationCodeGrant, passwordGrant, refreshGrant } from './grants.js';
 import { SCOPE, type TokenResponse } from './issue.js';
@@ -47,6 +47,7 @@ export class OAuthService {
   private readonly metrics: OAuthMetrics;
   private decoy: Promise<string> | null = null;
   private readonly principals: PrincipalCache;
+  private readonly applications: ApplicationAuthenticator;
 
   constructor(options: OAuthServiceOptions) {
     this.principals = options.principals;
@@ -61,6 +62,7 @@ export class OAuthService {
       // NOTE: not through the gate: it is computed once, inside a login that holds a gate slot.
       decoyHash: () => (this.decoy ??= hashSecret(randomToken(), options.passwordHashCost)),
     };
+    this.applications = new ApplicationAuthenticator(this.deps, this.principals);
   }
 
   /**
@@ -203,37 +205,11 @@ export class OAuthService {
   }
 
   /**
-   * Resolves an application principal from `client_id` (+ secret for confidential clients).
-   * A confidential client's secret is throttled and gated like at the token endpoint: 429 once
-   * the client_id or the address has spent its attempts, 503 when the scrypt gate is full.
+   * Resolves an application principal from `client_id` (+ secret for confidential clients);
+   * see ApplicationAuthenticator.
    */
-  async authenticateApplication(clientId: string, secret: string | undefined, address: string): Promise<Principal> {
-    // Keyed by a digest of the secret, never the secret: a wrong secret misses and is checked.
-    const cacheKey = `app\u0000${clientId}\u0000${sha256Hex(secret ?? '')}`;
-    const now = this.deps.clock.now();
-    const cached = this.principals.get(cacheKey, now);
-    if (cached) return cached;
-    const loadedAt = this.principals.generation();
-    const { repos } = this.deps.store;
-    const client = await repos.clients.findByClientId(clientId);
-    if (!client || client.tenantId === null) throw new AuthenticationError('Invalid client credentials.');
-    if (client.secretHash !== null && !(await this.applicationSecretMatches(client, secret ?? '', address))) {
-      throw new AuthenticationError('Invalid client credentials.');
-    }
-    const principal: Principal = { kind: 'application', tenantId: client.tenantId, client, permissions: new Set(await repos.clients.permissionsOf(client.id)), isSuperuser: false };
-    this.principals.set(cacheKey, principal, Number.POSITIVE_INFINITY, now, loadedAt);
-    return principal;
-  }
-
-  /** The token endpoint's check, with its refusals in the API's error body. */
-  private async applicationSecretMatches(client: OAuthClient, secret: string, address: string): Promise<boolean> {
-    try {
-      return await confidentialSecretMatches(this.deps, client, secret, address);
-    } catch (error) {
-      if (error instanceof OAuthError && error.status === 429) throw new TooManyRequestsError(error.description, error.retryAfterSeconds ?? 1);
-      if (error instanceof OAuthError && error.status === 503) throw new UnavailableError(error.description, error.retryAfterSeconds);
-      throw error;
-    }
+  authenticateApplication(clientId: string, secret: string | undefined, address: string): Promise<Principal> {
+    return this.applications.authenticate(clientId, secret, address);
   }
 
   private clientAuth() {
