@@ -19,6 +19,12 @@ t.test('PrincipalCache: ttl, token expiry, clear, size bound, off', async (t) =>
   t.equal(cache.get('e', 1), principal);
   cache.clear();
   t.equal(cache.get('e', 1), null, 'clear forgets everything');
+  const loadedIn = cache.generation();
+  cache.clear();
+  cache.set('f', principal, 9999, 1, loadedIn);
+  t.equal(cache.get('f', 1), null, 'an entry loaded before the last clear is refused');
+  cache.set('f', principal, 9999, 1, cache.generation());
+  t.equal(cache.get('f', 1), principal, 'one loaded after it is kept');
   const off = new PrincipalCache(0);
   off.set('a', principal, 9999, 0, 0);
   t.equal(off.get('a', 0), null, 'ttl 0 caches nothing');
