@@ -1,6 +1,6 @@
 /**
  * The one Ajv configuration of the toolkit: JSON Schema 2020-12, every format of ajv-formats
- * asserted, all errors collected. Event details are validated with it, and the
+ * asserted, all errors collected, `pattern`s matched by RE2 (linear time, regex-engine.ts). Event details are validated with it, and the
  * JSON-Schema-Test-Suite runs against it (test/schema/json-schema-test-suite.test.ts), so the
  * suite's known exceptions describe exactly what the server accepts.
  *
@@ -11,6 +11,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Options } from 'ajv/dist/2020.js';
+import { linearRegExp } from './regex-engine.js';
 
 // NOTE: both packages are CommonJS; under NodeNext the default import is `module.exports`,
 // which carries the real export again as `.default`.
@@ -35,6 +36,8 @@ export function createAjv(options: CreateAjvOptions = {}): Ajv {
     strict: false,
     validateFormats: true,
     logger: false,
+    // User patterns match in linear time (regex-engine.ts); V8's engine backtracks exponentially.
+    code: { regExp: linearRegExp },
   };
   const ajv = new Ajv2020(ajvOptions);
   addFormats(ajv);

@@ -27,6 +27,7 @@ export {
   buildEventDetailsValidator, contentHash, createEventDetailsValidatorCache, prepareSchemaForAjv, SchemaCompileError,
   type EventDetailsResult, type EventDetailsValidator, type EventDetailsValidatorCache,
 } from './event-details.js';
+export { MAX_DETAILS_ISSUES } from './details-issues.js';
 export {
   createPointerLocator, JsonSyntaxError, locatePointer, parseJsonText, parseJsonWithLocations,
   type PointerLocation, type SourcePosition,

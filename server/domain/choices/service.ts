@@ -31,15 +31,16 @@ export class ChoiceService {
   }
 
   /**
-   * Resolves choice references the way choices.json would answer this caller. A reference to
-   * another host, a malformed one, a list the tenant does not have, or no rights: null, which
-   * pre-rendering turns into `{}` and a warning.
+   * Resolves choice references the way choices.json would answer this caller. CONTRACT §11: a
+   * reference is resolved by its path on any host (documents carry the base URL of the site
+   * that wrote them) and nothing is ever fetched, so the answer depends on no request header.
+   * A malformed reference (an unknown path), a list the tenant does not have, or no rights:
+   * null, which pre-rendering turns into `{}` and a warning.
    */
-  resolverFor(ctx: RequestContext, ownHost: string): ChoiceResolver {
+  resolverFor(ctx: RequestContext): ChoiceResolver {
     return async ({ url, field }) => {
       const reference = parseChoiceReference(url);
-      if (!reference || !ctx.principal) return null;
-      if (/^https?:\/\//i.test(url) && new URL(url).host !== ownHost) return null;
+      if (!reference || !reference.fields.includes(field) || !ctx.principal) return null;
       const choices = await this.activeChoices(ctx, [field]);
       return choices.length === 0 ? null : choices.map((choice) => ({ value: choice.value, display: choice.display }));
     };

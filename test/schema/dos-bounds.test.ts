@@ -1,0 +1,135 @@
+import fc from 'fast-check';
+import t from 'tap';
+import { buildEventDetailsValidator, DRAFT_2020_12, MAX_DETAILS_ISSUES, validateDocument, type SchemaIssue } from '../../schema/index.js';
+import { boundedEditDistance, closestKeyword } from '../../schema/keywords.js';
+import { MAX_KEYWORD_SUGGESTIONS } from '../../schema/keyword-checks.js';
+import { LOOP_DELAY_BOUND_MS, withLoopDelay } from './loop-delay.js';
+
+/**
+ * The denial-of-service findings of the security review (issue 13, items 1-3), each reproduced
+ * at (or beyond) the size the review used. Each test asserts a count-based bound (issues capped,
+ * suggestions capped, the answer itself) plus a generous event-loop delay bound; on the code
+ * before the fix the first two took 47 s and 17 s, and the counts were unbounded.
+ */
+
+const choices = Array.from({ length: 30 }, (_, i) => ({ const: `choice_${i}`, title: `Choice ${i}` }));
+const multiChoice = (shape: 'anyOf' | 'enum') => ({
+  $schema: DRAFT_2020_12, type: 'object',
+  properties: { tags: { type: 'array', items: shape === 'anyOf' ? { anyOf: choices } : { enum: choices.map((c) => c.const) } } },
+});
+
+t.test('item 1: 1,500 invalid multi-choice values: capped issues plus a count, in linear time', async (t) => {
+  for (const shape of ['anyOf', 'enum'] as const) {
+    const validate = buildEventDetailsValidator(multiChoice(shape));
+    const details = { tags: Array.from({ length: 1500 }, (_, i) => `wrong_${i}`) };
+    t.ok(JSON.stringify(details).length < 25_000, 'a small body');
+    const { result, maxDelayMs } = await withLoopDelay(() => validate(details));
+    t.equal(result.valid, false, shape);
+    t.equal(result.issues.length, MAX_DETAILS_ISSUES + 1, `${shape}: the first ${MAX_DETAILS_ISSUES} issues and one count`);
+    t.same(result.issues.slice(0, 3).map((i: SchemaIssue) => i.pointer), ['/tags/0', '/tags/1', '/tags/2'], 'in data order');
+    const last = result.issues.at(-1)!;
+    t.match(last, { code: 'issues_truncated', category: 'validation', severity: 'error', pointer: '' });
+    t.match(last.message, /^1400 more problems not listed \(1500 in all/);
+    t.ok(result.issues.every((i: SchemaIssue) => i.hints.join(' ').length < 2000), 'hints quote a bounded number of allowed values');
+    t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `${shape}: loop held ${maxDelayMs.toFixed(0)} ms`);
+  }
+});
+
+t.test('item 1: below the cap every issue is reported, and nested alternatives fold into one issue each', async (t) => {
+  const validate = buildEventDetailsValidator({
+    $schema: DRAFT_2020_12, type: 'object',
+    properties: {
+      a: { anyOf: [{ const: 'x' }, { anyOf: [{ const: 'y' }, { const: 'z' }] }] },
+      b: { oneOf: [{ type: 'integer' }, { type: 'boolean' }] },
+      c: { type: 'array', items: { anyOf: choices } },
+    },
+  });
+  const { valid, issues } = validate({ a: 'q', b: 'q', c: ['choice_1', 'nope', 'choice_2', 'bad'] });
+  t.equal(valid, false);
+  t.same(issues.map((i) => i.pointer), ['/a', '/b', '/c/1', '/c/3']);
+  t.match(issues[0], { message: /not one of the allowed choices/, hints: ['use one of: "x"'] });
+  t.same(issues[1]!.hints, ['one alternative says: must be integer', 'one alternative says: must be boolean']);
+  t.match(issues[2]!.hints[0], /^use one of: "choice_0", .*"choice_19", \.\.\.$/);
+});
+
+t.test('item 2: a catastrophic pattern matches in linear time (RE2), in pattern and patternProperties', async (t) => {
+  const validate = buildEventDetailsValidator({
+    $schema: DRAFT_2020_12, type: 'object',
+    properties: { code: { type: 'string', pattern: '^(a+)+$' } },
+    patternProperties: { '^(b+)+$': { type: 'integer' } },
+  });
+  const { result, maxDelayMs } = await withLoopDelay(() => [
+    validate({ code: `${'a'.repeat(31)}!` }),
+    validate({ code: `${'a'.repeat(100_000)}!` }),
+    validate({ code: 'a'.repeat(100_000) }),
+    validate({ [`${'b'.repeat(40)}`]: 'not an integer', [`${'b'.repeat(40)}!`]: 'ignored' }),
+  ]);
+  t.equal(result[0]!.valid, false, '31 a and ! do not match');
+  t.match(result[0]!.issues[0], { pointer: '/code', message: /must match pattern/ });
+  t.equal(result[1]!.valid, false);
+  t.equal(result[2]!.valid, true, 'the pattern still matches what it should');
+  t.same(result[3]!.issues.map((i) => i.pointer), [`/${'b'.repeat(40)}`], 'patternProperties keys are matched by the same engine');
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+});
+
+t.test('item 2: patterns the linear-time engine cannot run are refused when written, with a hint', async (t) => {
+  const doc = (pattern: string, key = '^k') => ({
+    json: {
+      $schema: DRAFT_2020_12, type: 'object', additionalProperties: false,
+      properties: { f: { type: 'string', title: 'F', pattern } },
+      patternProperties: { [key]: { type: 'string' } },
+    },
+    ui: {},
+  });
+  const refused = (pattern: string, key?: string) =>
+    validateDocument(doc(pattern, key)).issues.filter((i) => i.severity === 'error' && /pattern/.test(i.pointer));
+  for (const [pattern, construct] of [['(a)\\1', /backreferences/], ['(?<x>a)\\k<x>', /backreferences/], ['^(?=a)', /lookaround/], ['(?<!a)b', /lookaround/]] as const) {
+    const issues = refused(pattern);
+    t.equal(issues.length, 1, pattern);
+    t.match(issues[0], { code: 'schema_validation_error', pointer: '/json/properties/f/pattern', message: construct, hints: [/RE2 in linear time/] });
+  }
+  t.match(refused('^a', '(?!x)y')[0], { pointer: '/json/patternProperties/(?!x)y', message: /lookaround/ });
+  t.match(refused('(')[0], { message: /cannot be used/, hints: [/ECMA-262/] }, 'invalid ECMA-262 is still refused');
+  for (const ok of ['^(a+)+$', '^[a-z0-9_-]{1,40}$', '^\\p{L}+$', '\\u00e9', '^\\d{4}-\\d{2}$']) t.same(refused(ok), [], `${ok} is accepted`);
+});
+
+t.test('item 3: unknown-keyword hints do bounded work on a 400 KB document', async (t) => {
+  const huge = `t${'y'.repeat(400_000)}pe`;
+  const { result, maxDelayMs } = await withLoopDelay(() => ({
+    closest: closestKeyword(huge),
+    validation: validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', [huge]: 1 }, ui: {} }),
+  }));
+  t.equal(result.closest, undefined, 'a word far longer than any keyword is never compared');
+  const unknown = result.validation.issues.find((i) => i.message.startsWith('unknown keyword'));
+  t.ok(unknown && unknown.message.length < 200, 'the message quotes a bounded prefix of the keyword');
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  t.equal(closestKeyword('tpye'), 'type');
+  t.equal(closestKeyword('minLenght'), 'minLength');
+  t.equal(closestKeyword('PROPERTIES'), 'properties');
+  t.equal(closestKeyword('zzzzzz'), undefined);
+});
+
+t.test('item 3: "did you mean" is computed for a bounded number of unknown keywords per document', async (t) => {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < MAX_KEYWORD_SUGGESTIONS + 50; i++) properties[`f${i}`] = { type: 'string', minLenght: 1 };
+  const { issues } = validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', properties }, ui: {} });
+  const unknown = issues.filter((i) => i.message === 'unknown keyword `minLenght`');
+  t.equal(unknown.length, MAX_KEYWORD_SUGGESTIONS + 50, 'every unknown keyword is still reported');
+  t.equal(unknown.filter((i) => i.hints[0] === 'did you mean `minLength`?').length, MAX_KEYWORD_SUGGESTIONS, 'suggestions are capped');
+});
+
+t.test('item 3: the bounded edit distance agrees with the full one up to its bound', async (t) => {
+  const fullDistance = (a: string, b: string): number => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) {
+        d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+        if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+      }
+    }
+    return d[a.length]![b.length]!;
+  };
+  const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 9 });
+  fc.assert(fc.property(word, word, fc.integer({ min: 0, max: 4 }), (a, b, max) => boundedEditDistance(a, b, max) === Math.min(fullDistance(a, b), max + 1)), { numRuns: 3000, seed: 13 });
+  t.pass('3000 random pairs agree');
+});
