@@ -133,3 +133,13 @@ t.test('item 3: the bounded edit distance agrees with the full one up to its bou
   fc.assert(fc.property(word, word, fc.integer({ min: 0, max: 4 }), (a, b, max) => boundedEditDistance(a, b, max) === Math.min(fullDistance(a, b), max + 1)), { numRuns: 3000, seed: 13 });
   t.pass('3000 random pairs agree');
 });
+
+t.test('a large document full of meta-schema errors is checked in linear time (Ajv errors appended in place)', async (t) => {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < 30_000; i++) properties[`f${i}`] = { type: 5 };
+  const doc = { json: { $schema: DRAFT_2020_12, type: 'object', properties }, ui: {} };
+  t.ok(JSON.stringify(doc).length < 1024 * 1024, 'within the default body limit');
+  const { result, maxDelayMs } = await withLoopDelay(() => validateDocument(doc));
+  t.equal(result.issues.filter((i) => /^\/json\/properties\/f\d+\/type$/.test(i.pointer)).length, 30_000, 'one issue per wrong `type`');
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (quadratic: about 12 s)`);
+});
