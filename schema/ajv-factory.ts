@@ -1,6 +1,7 @@
 /**
  * The one Ajv configuration of the toolkit: JSON Schema 2020-12, every format of ajv-formats
- * asserted, all errors collected, `pattern`s matched by RE2 (linear time, regex-engine.ts). Event details are validated with it, and the
+ * asserted, all errors collected, `pattern`s matched by RE2 (linear time, regex-engine.ts),
+ * `uniqueItems` checked by hashing (linear time, unique-items.ts). Event details are validated with it, and the
  * JSON-Schema-Test-Suite runs against it (test/schema/json-schema-test-suite.test.ts), so the
  * suite's known exceptions describe exactly what the server accepts.
  *
@@ -12,6 +13,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Options } from 'ajv/dist/2020.js';
 import { linearRegExp } from './regex-engine.js';
+import { UNIQUE_ITEMS_KEYWORD } from './unique-items.js';
 
 // NOTE: both packages are CommonJS; under NodeNext the default import is `module.exports`,
 // which carries the real export again as `.default`.
@@ -41,6 +43,8 @@ export function createAjv(options: CreateAjvOptions = {}): Ajv {
   };
   const ajv = new Ajv2020(ajvOptions);
   addFormats(ajv);
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword(UNIQUE_ITEMS_KEYWORD);
   for (const schema of options.schemas ?? []) ajv.addSchema(schema);
   return ajv;
 }

@@ -15,6 +15,7 @@ import { toIssues } from './details-issues.js';
 import { schemaIssue, type IssueCode, type SchemaIssue } from './issues.js';
 import { isJsonObject, type JsonObject } from './json-pointer.js';
 import { rewriteSchema } from './schema-walk.js';
+import { canonicalJson } from './unique-items.js';
 
 export interface EventDetailsResult {
   valid: boolean;
@@ -127,12 +128,4 @@ function compileIssue(code: IssueCode, message: string): SchemaIssue {
 /** SHA-256 of canonical JSON (keys sorted), so key order does not defeat the cache. */
 export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isJsonObject(value)) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }

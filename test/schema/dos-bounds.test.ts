@@ -143,3 +143,14 @@ t.test('a large document full of meta-schema errors is checked in linear time (A
   t.equal(result.issues.filter((i) => /^\/json\/properties\/f\d+\/type$/.test(i.pointer)).length, 30_000, 'one issue per wrong `type`');
   t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (quadratic: about 12 s)`);
 });
+
+t.test('uniqueItems over items of no declared type is checked by hashing, not by comparing every pair', async (t) => {
+  const validate = buildEventDetailsValidator({ $schema: DRAFT_2020_12, type: 'object', properties: { a: { type: 'array', uniqueItems: true } } });
+  const many = Array.from({ length: 50_000 }, (_, i) => ({ k: i, tags: [i % 7] }));
+  const { result, maxDelayMs } = await withLoopDelay(() => [validate({ a: many }), validate({ a: [...many, { tags: [3], k: 3 }] })]);
+  t.equal(result[0]!.valid, true, '50,000 distinct objects');
+  t.match(result[1]!.issues, [{ pointer: '/a', message: /duplicate items \(items ## 3 and 50000 are identical\)/, hints: [/uniqueItems.*#\/properties\/a\/uniqueItems/] }], 'key order does not matter');
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (pairwise: minutes)`);
+  t.same(validate({ a: [1, 1.0] }).valid, false, '1 and 1.0 are the same JSON number');
+  t.same(validate({ a: [1, true, '1', [1], { '1': 1 }, null, 0, false] }).valid, true, 'values of different types differ');
+});
