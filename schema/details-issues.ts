@@ -9,11 +9,11 @@
  * folded into it. With nested alternatives, an error belongs to the innermost one.
  */
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import { schemaIssue, type SchemaIssue } from './issues.js';
+import { MAX_REPORTED_ISSUES, schemaIssue, truncatedIssue, type SchemaIssue } from './issues.js';
 import { joinPointer } from './json-pointer.js';
 
 /** Issues reported for one `event_details` value; the rest are only counted. */
-export const MAX_DETAILS_ISSUES = 100;
+export const MAX_DETAILS_ISSUES = MAX_REPORTED_ISSUES;
 /** Allowed values quoted in one hint. */
 const MAX_SHOWN_VALUES = 20;
 /** Distinct alternative reasons quoted for one `anyOf`/`oneOf` failure. */
@@ -109,13 +109,6 @@ function plainIssue(error: ErrorObject): SchemaIssue {
     default:
       return detailsIssue(path, `${label(path)} ${error.message ?? `fails \`${error.keyword}\``}`, [`see \`${error.keyword}\` at ${error.schemaPath} in the event type schema`]);
   }
-}
-
-function truncatedIssue(rest: number, total: number): SchemaIssue {
-  return schemaIssue('issues_truncated', {
-    message: `${rest} more problem${rest === 1 ? '' : 's'} not listed (${total} in all; the first ${total - rest} are shown)`,
-    hints: ['fix the problems listed and send the event again to see the rest'],
-  });
 }
 
 const shownValues = (values: unknown[], more: boolean): string =>

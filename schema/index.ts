@@ -3,7 +3,7 @@
  * the server and the CLI (offline) share it. See schema/README.md for the rules and decisions.
  */
 export {
-  batchStatus, errorsOf, isError, ISSUE_CATEGORIES, schemaIssue, warningsOf,
+  batchStatus, capIssues, errorsOf, isError, ISSUE_CATEGORIES, MAX_REPORTED_ISSUES, schemaIssue, warningsOf,
   type BatchStatus, type IssueCategory, type IssueCode, type IssueInit, type IssueSeverity, type SchemaIssue,
 } from './issues.js';
 export { createAjv, DRAFT_2020_12, KNOWN_FORMATS, type Ajv, type CreateAjvOptions } from './ajv-factory.js';

@@ -94,3 +94,23 @@ export function batchStatus(issues: readonly SchemaIssue[]): BatchStatus {
   if (errors.some((i) => i.category === 'validation' || i.category === 'ui')) return 'failure';
   return errors.length > 0 ? 'partial' : 'success';
 }
+
+/** Issues listed in one answer of the server; the rest are counted (`capIssues`). */
+export const MAX_REPORTED_ISSUES = 100;
+
+/**
+ * The first `max` issues, then (when there are more) one `issues_truncated` entry counting the
+ * rest, so an answer's size is bounded whatever the input: a 1 MB document can hold 40,000
+ * mistakes, and listing them all would be a 10 MB answer.
+ */
+export function capIssues(issues: readonly SchemaIssue[], max = MAX_REPORTED_ISSUES): SchemaIssue[] {
+  if (issues.length <= max) return [...issues];
+  return [...issues.slice(0, max), truncatedIssue(issues.length - max, issues.length)];
+}
+
+export function truncatedIssue(rest: number, total: number): SchemaIssue {
+  return schemaIssue('issues_truncated', {
+    message: `${rest} more problem${rest === 1 ? '' : 's'} not listed (${total} in all; the first ${total - rest} are shown)`,
+    hints: ['fix the problems listed and try again to see the rest'],
+  });
+}

@@ -3,7 +3,7 @@ import t from 'tap';
 import { buildEventDetailsValidator, DRAFT_2020_12, MAX_DETAILS_ISSUES, validateDocument, type SchemaIssue } from '../../schema/index.js';
 import { boundedEditDistance, closestKeyword } from '../../schema/keywords.js';
 import { MAX_KEYWORD_SUGGESTIONS } from '../../schema/keyword-checks.js';
-import { LOOP_DELAY_BOUND_MS, withLoopDelay } from './loop-delay.js';
+import { LOOP_DELAY_BOUND_MS, withLoopDelay } from '../helpers/loop-delay.js';
 
 /**
  * The denial-of-service findings of the security review (issue 13, items 1-3), each reproduced

@@ -3,7 +3,7 @@ import t from 'tap';
 import { MAX_DETAILS_ISSUES } from '../../schema/index.js';
 import { dialect, startTestServer } from '../helpers/server.js';
 import { send } from '../helpers/catalog.js';
-import { LOOP_DELAY_BOUND_MS, withLoopDelay } from '../schema/loop-delay.js';
+import { LOOP_DELAY_BOUND_MS, withLoopDelay } from '../helpers/loop-delay.js';
 
 /**
  * Issue 13, items 1, 2 and 7 over real HTTP: event_details errors capped and cheap, patterns
