@@ -86,6 +86,26 @@ t.test(`event_details and user schemas cannot hold the loop; validation depends 
     }
   });
 
+  await t.test('a schema write with thousands of mistakes answers the first 100 and a count', async (t) => {
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < 3000; i++) properties[`f${i}`] = { type: 'string', title: 'F', minLenght: 1 };
+    const { result, maxDelayMs } = await withLoopDelay(() => created(eventType('typos', properties, {})));
+    t.equal(result.status, 400);
+    t.equal(result.body.schema.length, MAX_DETAILS_ISSUES + 1);
+    t.match(result.body.schema.at(-1), { code: 'issues_truncated', message: /more problems not listed/ });
+    t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  });
+
+  await t.test('a stored pattern the linear-time engine refuses (written before the rule) is a 400, never a 500', async (t) => {
+    t.equal((await created(eventType('legacy', { code: { type: 'string', title: 'Code', pattern: '^a' } }, { code: textField }))).status, 201);
+    const { knex } = s.server.runtime.database;
+    const row = await knex('event_types').where({ value: 'legacy' }).first();
+    await knex('event_types').where({ id: row.id }).update({ schema: String(row.schema).replace('"^a"', '"^(?!admin)"') });
+    const answer = await s.json(E, send('POST', { event_type: 'legacy', event_details: { code: 'x' } }, token));
+    t.equal(answer.status, 400);
+    t.match(answer.body.event_type, [{ code: 'schema_validation_error', hints: [/administrator must fix/] }]);
+  });
+
   await t.test('item 7: choices are checked whatever the Host header and whatever host the reference names', async (t) => {
     // The reference carries the host of the request that wrote it (as v1 migration writes it).
     const own = `${s.url}/api/v2.0/schemas/choices.json?field=species`;

@@ -113,7 +113,7 @@ export class EventService {
       // A schema stored before today's rules (e.g. a pattern RE2 cannot run): the type is unusable, not the server.
       if (!(error instanceof SchemaCompileError)) throw error;
       throw new InputError(`The schema of event type "${value}" cannot be used to validate event_details.`, {
-        event_type: error.issues.map((issue) => ({ ...toFieldIssue(issue), hints: [...issue.hints, 'an administrator must fix the event type schema'] })),
+        event_type: error.issues.map((issue) => ({ ...toFieldIssue(issue), hints: ['an administrator must fix the event type schema; writing it again reports what to change'] })),
       });
     }
     const result = validate(details);
