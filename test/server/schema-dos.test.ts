@@ -113,6 +113,11 @@ t.test(`event_details and user schemas cannot hold the loop; validation depends 
     t.equal((await created(eventType('moved', {
       species: { type: 'string', title: 'Species', anyOf: [{ $ref: 'https://old-site.example/api/v2.0/schemas/choices.json?field=species' }] },
     }, { species: choiceField('species') }))).status, 201);
+    t.equal((await created(eventType('ghostly', {
+      species: { type: 'string', title: 'Species', anyOf: [{ $ref: 'https://old-site.example/api/v2.0/schemas/choices.json?field=ghost' }] },
+    }, { species: choiceField('ghost') }))).status, 201);
+    const ghost = await s.json(E, send('POST', { event_type: 'ghostly', event_details: { species: 'anything' } }, token));
+    t.equal(ghost.status, 400, 'a list the tenant does not have accepts no value (validation is not switched off)');
     for (const type of ['sighted', 'moved']) {
       for (const host of [new URL(s.url).host, 'other.example', 'old-site.example', 'evil.example:8443']) {
         const bad = await postWithHost(s.url, E, host, token, { event_type: type, event_details: { species: 'dragon' } });

@@ -47,6 +47,22 @@ export class ChoiceService {
   }
 
   /**
+   * The resolver that validating `event_details` uses: the tenant's active lists, by reference
+   * path on any host (CONTRACT §11), whatever the caller may read and whatever the request's
+   * headers. It fails closed: a list the tenant does not have, or an empty one, accepts no value
+   * (`[]`, rendered as `enum: []`), where a served pre-render shows `{}`; otherwise a reference to
+   * a missing list would switch validation of its field off.
+   */
+  validationResolver(tenantId: string): ChoiceResolver {
+    return async ({ url, field }) => {
+      const reference = parseChoiceReference(url);
+      if (!reference || !reference.fields.includes(field)) return null;
+      const choices = await this.deps.store.repos.choices.list(tenantId, { fields: [field], includeInactive: false });
+      return choices.map((choice) => ({ value: choice.value, display: choice.display }));
+    };
+  }
+
+  /**
    * Validators of a choice list page: the tenant's choices version and the normalised query.
    * (Not in the specification's list of validated resources; offered so that offline clients
    * revalidate choices as cheaply as the catalogs.)

@@ -48,7 +48,7 @@ export class EventService {
     // The addressed segment first: a segment of another tenant is 404 whatever the body says.
     if (segmentId && !(isUuid(segmentId) && (await this.deps.store.repos.patrols.findSegment(tenantId, segmentId.toLowerCase())))) throw new NotFoundError('No such patrol segment.');
     const input = readEventBody(body, 'create');
-    const details = await this.checkDetails(ctx, tenantId, input.eventType!, input.eventDetails ?? {});
+    const details = await this.checkDetails(tenantId, input.eventType!, input.eventDetails ?? {});
     return this.deps.store.transaction(async (repos) => {
       if (input.id && (await repos.events.find(tenantId, input.id))) throw new ConflictError('An event with this id already exists.');
       const type = (await repos.eventTypes.find(tenantId, input.eventType!))!;
@@ -71,7 +71,7 @@ export class EventService {
     const current = await this.find(this.deps.store.repos, tenantId, id);
     const eventType = input.eventType ?? current.eventType;
     const details = input.eventDetails !== undefined || input.eventType !== undefined
-      ? await this.checkDetails(ctx, tenantId, eventType, input.eventDetails ?? current.eventDetails)
+      ? await this.checkDetails(tenantId, eventType, input.eventDetails ?? current.eventDetails)
       : current.eventDetails;
     // The details were checked against the type outside the transaction (rendering reads the
     // database); the fields are applied to the row as it is inside it, so no update is lost.
@@ -95,16 +95,17 @@ export class EventService {
 
   /**
    * The type must be an active v2 event type; the details must satisfy its rendered schema.
-   * Choices are resolved by reference path (never from the request's Host) and rendered as
+   * Choices are the tenant's lists, resolved by reference path (never from the request's Host,
+   * never with the caller's read rights; a missing list accepts nothing), rendered as
    * `enum`, so a wrong value is one Ajv error, not one per choice; at most MAX_DETAILS_ISSUES
    * issues come back, the last counting the rest (schema/details-issues.ts).
    */
-  private async checkDetails(ctx: RequestContext, tenantId: string, value: string, details: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async checkDetails(tenantId: string, value: string, details: Record<string, unknown>): Promise<Record<string, unknown>> {
     const type = value.length <= 50 ? await this.deps.store.repos.eventTypes.find(tenantId, value) : null;
     if (!type || !type.isActive) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes.']);
     const stored = classifyStoredDocument(type.schema);
     if (!stored.ok || Object.keys(stored.document.json).length === 0) return details;
-    const resolver: ChoiceResolver = this.deps.choices.resolverFor(ctx);
+    const resolver: ChoiceResolver = this.deps.choices.validationResolver(tenantId);
     const rendered = await preRender(stored.document, resolver, { keepRootClosure: true, shape: 'enum' });
     let validate: EventDetailsValidator;
     try {
