@@ -5,6 +5,9 @@
  * time on patterns such as `^(a+)+$` (31 `a`s and a `!` held the process for 17 s); RE2 answers
  * the same question in microseconds.
  *
+ * Linear is not enough when the pattern is huge: the cost per character grows with the size of
+ * RE2's program, so patterns are also capped in length and in program size (regex-size.ts).
+ *
  * RE2 has no backreferences (`\1`, `\k<name>`) and no lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`):
  * they cannot be matched in linear time. A document using them is refused when it is written
  * (keyword-checks.ts, `schema_validation_error` with a hint), so every stored pattern compiles.
@@ -13,6 +16,18 @@
  * checks and the CLI's lint all match with it.
  */
 import RE2 from 're2';
+import { regexProgramSize } from './regex-size.js';
+
+/** Longest user pattern (characters). Real field patterns are tens of characters. */
+export const MAX_PATTERN_LENGTH = 1000;
+/**
+ * Largest program (regex-size.ts) a user pattern may compile to. RE2 is linear in the input, but
+ * when its DFA gives up (patterns such as `(a|b)*a(a|b){n}` need 2^n DFA states) each character
+ * costs about a step per program instruction: measured here ~0.6 s per MB of input at 200, 2.6 s
+ * at 400, 12 s per 100 KB at 2,500. Patterns that keep to the DFA (most real ones) cost about
+ * 1 ms per MB whatever their size. `^[a-z0-9_-]{1,40}$` is 43, `^.{0,190}$` 193.
+ */
+export const MAX_PATTERN_PROGRAM = 200;
 
 export interface RegExpLike {
   test(input: string): boolean;
@@ -22,9 +37,22 @@ export interface RegExpLike {
 export type RegExpEngine = ((source: string, flags: string) => RegExpLike) & { code: string };
 
 export const linearRegExp: RegExpEngine = Object.assign(
-  (source: string, flags: string): RegExpLike => new RE2(source, flags),
+  (source: string, flags: string): RegExpLike => {
+    // A stored pattern from before these limits must not run either: refusing here makes the
+    // schema fail to compile, which callers report (events: a 400 naming the type).
+    const problem = sizeProblem(source);
+    if (problem) throw new Error(`pattern ${JSON.stringify(source.slice(0, 100))} is refused: ${problem}`);
+    return new RE2(source, flags);
+  },
   { code: 'require("re2")' },
 );
+
+function sizeProblem(source: string): string | undefined {
+  if (source.length > MAX_PATTERN_LENGTH) return `it is longer than ${MAX_PATTERN_LENGTH} characters`;
+  const size = regexProgramSize(source);
+  if (size > MAX_PATTERN_PROGRAM) return `it expands to about ${size} matching steps per character (at most ${MAX_PATTERN_PROGRAM})`;
+  return undefined;
+}
 
 /** Constructs RE2 refuses, named for the hint (the first one found in the source). */
 const UNSUPPORTED: Array<[RegExp, string]> = [
@@ -41,6 +69,13 @@ export function userPatternProblem(source: string): { message: string; hint: str
     new RegExp(source, 'u');
   } catch (error) {
     return { message: (error as Error).message, hint: 'patterns are ECMA-262 regular expressions with the `u` flag' };
+  }
+  const tooBig = sizeProblem(source);
+  if (tooBig) {
+    return {
+      message: tooBig,
+      hint: 'counted repetitions are expanded into copies: use smaller counts, or `*`/`+` with `maxLength` (e.g. `^[a-z]+$` and `maxLength: 400` rather than `^(?:[a-z]{1,40}){1,40}$`)',
+    };
   }
   try {
     new RE2(source, 'u');

@@ -12,7 +12,11 @@ const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 const CHOICES = '/api/v2.0/schemas/choices.json?field=fuzz_species';
 
 /** Patterns that backtrack exponentially in ECMA-262 engines, patterns RE2 refuses, and plain ones. */
-const PATTERNS = ['^(a+)+$', '^(a|aa)+$', '^(a|a?)+$', '^([a-z]+\\s?)*$', '(x+x+)+y', '^(\\w+\\d?)+$', '^(?!admin)', '(a)\\1', '^[a-z]{1,40}$', '\\p{L}+'];
+const PATTERNS = [
+  '^(a+)+$', '^(a|aa)+$', '^(a|a?)+$', '^([a-z]+\\s?)*$', '(x+x+)+y', '^(\\w+\\d?)+$', '^(?!admin)', '(a)\\1', '^[a-z]{1,40}$', '\\p{L}+',
+  // Just under the program-size cap and defeating RE2's DFA; then far over it (refused).
+  '(a|b)*a(a|b){47}$', `(${Array.from({ length: 100 }, (_, i) => `a{0,${(i % 50) + 1}}`).join('')})*b`,
+];
 const TYPO_KEYWORDS = ['tpye', 'minLenght', 'propertys', 'requird', 'maxItem', 'patern', 'enm', 'itmes', 'formt', 'descripton'];
 
 export interface AdversarialSchema {

