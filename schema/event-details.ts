@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv, type Ajv } from './ajv-factory.js';
 import { toIssues } from './details-issues.js';
+import { PATTERN_BUDGET, PatternBudgetExceeded, withPatternBudget } from './regex-engine.js';
 import { schemaIssue, type IssueCode, type SchemaIssue } from './issues.js';
 import { isJsonObject, type JsonObject } from './json-pointer.js';
 import { rewriteSchema } from './schema-walk.js';
@@ -64,7 +65,17 @@ export function createEventDetailsValidatorCache(options: { maxEntries?: number 
       }
       cache.set(key, entry);
       const validate = entry.validate;
-      return (data) => (validate(data) ? { valid: true, issues: [] } : { valid: false, issues: toIssues(validate.errors ?? []) });
+      return (data) => {
+        try {
+          return withPatternBudget(() => validate(data)) ? { valid: true, issues: [] } : { valid: false, issues: toIssues(validate.errors ?? []) };
+        } catch (error) {
+          if (!(error instanceof PatternBudgetExceeded)) throw error;
+          return { valid: false, issues: [schemaIssue('event_details_invalid', {
+            message: `${error.message} (${PATTERN_BUDGET.toLocaleString('en')} character-steps); the values are too long for this event type's patterns`,
+            hints: ['send shorter values, or ask an administrator to give the long fields `maxLength`'],
+          })] };
+        }
+      };
     },
   };
 }

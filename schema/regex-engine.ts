@@ -31,6 +31,8 @@ export const MAX_PATTERN_PROGRAM = 200;
 
 export interface RegExpLike {
   test(input: string): boolean;
+  /** NOTE: Ajv keys its cache of compiled patterns by this: it must name the pattern. */
+  toString(): string;
 }
 
 /** Ajv's `code.regExp` option: `(source, flags)` to a matcher; `code` is used only by standalone code. */
@@ -42,10 +44,54 @@ export const linearRegExp: RegExpEngine = Object.assign(
     // schema fail to compile, which callers report (events: a 400 naming the type).
     const problem = sizeProblem(source);
     if (problem) throw new Error(`pattern ${JSON.stringify(source.slice(0, 100))} is refused: ${problem}`);
-    return new RE2(source, flags);
+    const re = new RE2(source, flags);
+    const steps = Math.max(1, regexProgramSize(source));
+    return {
+      test(input: string): boolean {
+        if (budget) {
+          budget.left -= input.length * steps;
+          if (budget.left < 0) throw new PatternBudgetExceeded();
+        }
+        return re.test(input);
+      },
+      toString: () => re.toString(),
+    };
   },
   { code: 'require("re2")' },
 );
+
+/**
+ * Pattern work allowed for one validation of data (`withPatternBudget`), in characters times
+ * program size: each pattern is capped, but one value may meet many patterns (`allOf`, `$ref`s
+ * repeating a subschema). 10^8 is about half a second at worst (DFA-defeating patterns), and
+ * 25 MB of input against 40-step patterns such as `^[a-z0-9_-]{1,40}$` (bodies are 1 MB).
+ */
+export const PATTERN_BUDGET = 100_000_000;
+
+/** Thrown out of a validation that would do more pattern work than its budget. */
+export class PatternBudgetExceeded extends Error {
+  constructor() {
+    super('the data needs more regular-expression work than one validation may do');
+    this.name = 'PatternBudgetExceeded';
+  }
+}
+
+let budget: { left: number } | undefined;
+
+/**
+ * Runs a validation with a pattern budget. NOTE: validation is synchronous, so one module-level
+ * budget serves every caller in turn; outside it (document checks, the test suite) patterns are
+ * not counted.
+ */
+export function withPatternBudget<T>(work: () => T, steps = PATTERN_BUDGET): T {
+  const outer = budget;
+  budget = { left: steps };
+  try {
+    return work();
+  } finally {
+    budget = outer;
+  }
+}
 
 function sizeProblem(source: string): string | undefined {
   if (source.length > MAX_PATTERN_LENGTH) return `it is longer than ${MAX_PATTERN_LENGTH} characters`;

@@ -176,3 +176,14 @@ t.test('item 2: patterns are capped in size too, since RE2 costs up to one step 
   t.equal(result.valid, false);
   t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `300,000 characters against it: loop held ${maxDelayMs.toFixed(0)} ms`);
 });
+
+t.test('item 2: one value against many patterns: the pattern work of a validation is budgeted', async (t) => {
+  const heavy = '^(a|b)*a(a|b){47}$';
+  const validate = buildEventDetailsValidator({ type: 'object', properties: { s: { type: 'string', allOf: Array.from({ length: 300 }, () => ({ pattern: heavy })) } } });
+  const { result, maxDelayMs } = await withLoopDelay(() => validate({ s: 'ab'.repeat(200_000) }));
+  t.equal(result.valid, false);
+  t.match(result.issues, [{ code: 'event_details_invalid', pointer: '', message: /more regular-expression work than one validation may do/, hints: [/maxLength/] }]);
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  t.equal(validate({ s: 'b'.repeat(100) }).valid, false, 'short values are still checked against every pattern');
+  t.equal(validate({ s: `${'ab'.repeat(50)}a${'b'.repeat(47)}` }).valid, true);
+});
