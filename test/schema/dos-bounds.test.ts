@@ -187,3 +187,19 @@ t.test('item 2: one value against many patterns: the pattern work of a validatio
   t.equal(validate({ s: 'b'.repeat(100) }).valid, false, 'short values are still checked against every pattern');
   t.equal(validate({ s: `${'ab'.repeat(50)}a${'b'.repeat(47)}` }).valid, true);
 });
+
+t.test('references that expand a document exponentially are refused when written; recursion and reuse are fine', async (t) => {
+  const $defs: Record<string, unknown> = { d40: { type: 'string', minLength: 1 } };
+  for (let i = 0; i < 40; i++) $defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+  const doc = (properties: Record<string, unknown>, defs: Record<string, unknown>) =>
+    ({ json: { $schema: DRAFT_2020_12, type: 'object', properties, $defs: defs }, ui: {} });
+  const errors = (d: unknown) => validateDocument(d).issues.filter((i) => i.severity === 'error');
+  const { result, maxDelayMs } = await withLoopDelay(() => errors(doc({ f: { title: 'F', $ref: '#/$defs/d0' } }, $defs)));
+  t.match(result, [{ code: 'schema_validation_error', pointer: '/json', message: /references expand it to [0-9,]{15,} subschemas \(at most 200,000\)/ }]);
+  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/tree' } } } };
+  t.same(errors(doc({ f: { title: 'F', $ref: '#/$defs/tree' } }, { tree })).filter((i) => /expand/.test(i.message)), [], 'a recursive definition');
+  const name = { type: 'string', maxLength: 40 };
+  const reused = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, { title: 'F', $ref: '#/$defs/name' }]));
+  t.same(errors(doc(reused, { name })).filter((i) => /expand/.test(i.message)), [], 'one definition used by 50 fields');
+});
