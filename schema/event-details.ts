@@ -4,14 +4,19 @@
  * server compiles each event type version once however many events it validates.
  *
  * Issues use the code `event_details_invalid` (category `validation`); their pointers point
- * into the data (`/species`, `/items/0/count`), for a missing field at where it should be.
+ * into the data (`/species`, `/items/0/count`), for a missing field at where it should be. At
+ * most `MAX_DETAILS_ISSUES` are reported, then one `issues_truncated` entry counting the rest
+ * (details-issues.ts).
  */
 import { createHash } from 'node:crypto';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv, type Ajv } from './ajv-factory.js';
+import { toIssues } from './details-issues.js';
+import { PATTERN_BUDGET, PatternBudgetExceeded, withPatternBudget } from './regex-engine.js';
 import { schemaIssue, type IssueCode, type SchemaIssue } from './issues.js';
-import { isJsonObject, joinPointer, type JsonObject } from './json-pointer.js';
+import { isJsonObject, type JsonObject } from './json-pointer.js';
 import { rewriteSchema } from './schema-walk.js';
+import { canonicalJson } from './unique-items.js';
 
 export interface EventDetailsResult {
   valid: boolean;
@@ -60,7 +65,17 @@ export function createEventDetailsValidatorCache(options: { maxEntries?: number 
       }
       cache.set(key, entry);
       const validate = entry.validate;
-      return (data) => (validate(data) ? { valid: true, issues: [] } : { valid: false, issues: toIssues(validate.errors ?? []) });
+      return (data) => {
+        try {
+          return withPatternBudget(() => validate(data)) ? { valid: true, issues: [] } : { valid: false, issues: toIssues(validate.errors ?? []) };
+        } catch (error) {
+          if (!(error instanceof PatternBudgetExceeded)) throw error;
+          return { valid: false, issues: [schemaIssue('event_details_invalid', {
+            message: `${error.message} (${PATTERN_BUDGET.toLocaleString('en')} character-steps); the values are too long for this event type's patterns`,
+            hints: ['send shorter values, or ask an administrator to give the long fields `maxLength`'],
+          })] };
+        }
+      };
     },
   };
 }
@@ -125,75 +140,3 @@ function compileIssue(code: IssueCode, message: string): SchemaIssue {
 export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isJsonObject(value)) {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf']);
-
-function toIssues(errors: ErrorObject[]): SchemaIssue[] {
-  const issues: SchemaIssue[] = [];
-  const branches = errors.filter((e) => BRANCH_KEYWORDS.has(e.keyword));
-  const inBranch = (e: ErrorObject): ErrorObject | undefined =>
-    branches.find((b) => b !== e && e.instancePath === b.instancePath && e.schemaPath.startsWith(b.schemaPath + '/'));
-  for (const error of errors) {
-    if (inBranch(error)) continue;
-    if (BRANCH_KEYWORDS.has(error.keyword)) {
-      issues.push(branchIssue(error, errors.filter((e) => inBranch(e) === error)));
-      continue;
-    }
-    issues.push(plainIssue(error));
-  }
-  return issues;
-}
-
-function branchIssue(branch: ErrorObject, inner: ErrorObject[]): SchemaIssue {
-  const allowed = inner.flatMap((e) => e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : []);
-  const where = label(branch.instancePath);
-  if (allowed.length > 0) {
-    const shown = allowed.slice(0, 20).map((v) => JSON.stringify(v)).join(', ');
-    return detailsIssue(branch.instancePath, `${where} is not one of the allowed choices`, [`use one of: ${shown}${allowed.length > 20 ? ', ...' : ''}`]);
-  }
-  const reasons = [...new Set(inner.map((e) => e.message ?? e.keyword))];
-  return detailsIssue(branch.instancePath, `${where} ${branch.message ?? 'matches none of the alternatives'}`,
-    reasons.length > 0 ? reasons.map((r) => `one alternative says: ${r}`) : ['check the value against the event type schema']);
-}
-
-function plainIssue(error: ErrorObject): SchemaIssue {
-  const params = error.params as Record<string, unknown>;
-  const path = error.instancePath;
-  switch (error.keyword) {
-    case 'required': {
-      const name = String(params.missingProperty);
-      return detailsIssue(joinPointer(path, name), `${label(joinPointer(path, name))} is required`, [`give a value for \`${name}\``]);
-    }
-    case 'unevaluatedProperties':
-    case 'additionalProperties': {
-      const name = String(params.unevaluatedProperty ?? params.additionalProperty);
-      return detailsIssue(joinPointer(path, name), `${label(joinPointer(path, name))} is not a field of this event type`, ['remove it, or add the field to the event type schema']);
-    }
-    case 'enum':
-      return detailsIssue(path, `${label(path)} is not one of the allowed values`, [`use one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`]);
-    case 'format':
-      return detailsIssue(path, `${label(path)} must be a valid ${String(params.format)}`, [formatHint(String(params.format))]);
-    default:
-      return detailsIssue(path, `${label(path)} ${error.message ?? `fails \`${error.keyword}\``}`, [`see \`${error.keyword}\` at ${error.schemaPath} in the event type schema`]);
-  }
-}
-
-function formatHint(format: string): string {
-  if (format === 'date-time') return 'use RFC 3339 with a time zone, e.g. 2026-11-20T10:00:00+00:00';
-  if (format === 'time') return 'use RFC 3339 time with a time zone, e.g. 10:00:00Z';
-  if (format === 'date') return 'use YYYY-MM-DD';
-  return `give a valid ${format}`;
-}
-
-const label = (pointer: string): string => (pointer === '' ? 'event_details' : `\`${pointer.slice(1)}\``);
-
-const detailsIssue = (pointer: string, message: string, hints: string[]): SchemaIssue =>
-  schemaIssue('event_details_invalid', { pointer, message, hints });

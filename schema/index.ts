@@ -3,7 +3,7 @@
  * the server and the CLI (offline) share it. See schema/README.md for the rules and decisions.
  */
 export {
-  batchStatus, errorsOf, isError, ISSUE_CATEGORIES, schemaIssue, warningsOf,
+  batchStatus, capIssues, errorsOf, isError, ISSUE_CATEGORIES, MAX_REPORTED_ISSUES, schemaIssue, warningsOf,
   type BatchStatus, type IssueCategory, type IssueCode, type IssueInit, type IssueSeverity, type SchemaIssue,
 } from './issues.js';
 export { createAjv, DRAFT_2020_12, KNOWN_FORMATS, type Ajv, type CreateAjvOptions } from './ajv-factory.js';
@@ -27,6 +27,7 @@ export {
   buildEventDetailsValidator, contentHash, createEventDetailsValidatorCache, prepareSchemaForAjv, SchemaCompileError,
   type EventDetailsResult, type EventDetailsValidator, type EventDetailsValidatorCache,
 } from './event-details.js';
+export { MAX_DETAILS_ISSUES } from './details-issues.js';
 export {
   createPointerLocator, JsonSyntaxError, locatePointer, parseJsonText, parseJsonWithLocations,
   type PointerLocation, type SourcePosition,

@@ -11,12 +11,13 @@ export type IssueCategory = 'validation' | 'reference' | 'rendering' | 'ui';
 export type IssueSeverity = 'error' | 'warning';
 
 /**
- * The CONTRACT §4 codes, plus four of our own (documented in schema/README.md):
+ * The CONTRACT §4 codes, plus five of our own (documented in schema/README.md):
  * - `ui_definition_error`: a `ui` entry has a wrong type or value (an unknown UI `type`, a bad
  *   `inputType`, ...). `ui_reference_error` stays reserved for names that name nothing.
  * - `event_details_invalid`: event data does not satisfy the (pre-rendered) event type schema.
  * - `v1_template_error`: a v1 template tag is malformed or cannot be rendered.
  * - `migration_warning`: v1 → v2 migration could not carry something over exactly.
+ * - `issues_truncated`: the last entry of a capped list of issues, counting those not listed.
  */
 export const ISSUE_CATEGORIES = {
   no_schema_defined: 'validation',
@@ -31,6 +32,7 @@ export const ISSUE_CATEGORIES = {
   event_details_invalid: 'validation',
   v1_template_error: 'rendering',
   migration_warning: 'validation',
+  issues_truncated: 'validation',
 } as const satisfies Record<string, IssueCategory>;
 
 export type IssueCode = keyof typeof ISSUE_CATEGORIES;
@@ -91,4 +93,24 @@ export function batchStatus(issues: readonly SchemaIssue[]): BatchStatus {
   const errors = errorsOf(issues);
   if (errors.some((i) => i.category === 'validation' || i.category === 'ui')) return 'failure';
   return errors.length > 0 ? 'partial' : 'success';
+}
+
+/** Issues listed in one answer of the server; the rest are counted (`capIssues`). */
+export const MAX_REPORTED_ISSUES = 100;
+
+/**
+ * The first `max` issues, then (when there are more) one `issues_truncated` entry counting the
+ * rest, so an answer's size is bounded whatever the input: a 1 MB document can hold 40,000
+ * mistakes, and listing them all would be a 10 MB answer.
+ */
+export function capIssues(issues: readonly SchemaIssue[], max = MAX_REPORTED_ISSUES): SchemaIssue[] {
+  if (issues.length <= max) return [...issues];
+  return [...issues.slice(0, max), truncatedIssue(issues.length - max, issues.length)];
+}
+
+export function truncatedIssue(rest: number, total: number): SchemaIssue {
+  return schemaIssue('issues_truncated', {
+    message: `${rest} more problem${rest === 1 ? '' : 's'} not listed (${total} in all; the first ${total - rest} are shown)`,
+    hints: ['fix the problems listed and try again to see the rest'],
+  });
 }

@@ -7,9 +7,10 @@ import { createAjv, DRAFT_2020_12, type Ajv } from './ajv-factory.js';
 import { looksLikeChoiceReference } from './choice-reference.js';
 import { scanFields, type FieldInfo } from './field-kinds.js';
 import { errorsOf, schemaIssue, type SchemaIssue } from './issues.js';
-import { joinPointer, type JsonObject } from './json-pointer.js';
+import { joinPointer, pointerSetIndex, type JsonObject } from './json-pointer.js';
 import { keywordIssues } from './keyword-checks.js';
 import { metaSchemaIssues } from './meta-schema.js';
+import { expandedSubschemaCount, MAX_EXPANDED_SUBSCHEMAS } from './ref-expansion.js';
 import { scanReferences, type ChoiceReferenceSite } from './references.js';
 import { rewriteSchema } from './schema-walk.js';
 
@@ -50,8 +51,9 @@ export function checkJsonMember(json: JsonObject, base: string, options: JsonChe
   issues.push(...keywordIssues(json, base));
   const references = scanReferences(json, base);
   issues.push(...references.issues);
-  const errorPointers = errorsOf(issues).map((i) => i.pointer);
-  const hasErrorBelow = (pointer: string): boolean => errorPointers.some((p) => p === pointer || p.startsWith(pointer + '/'));
+  issues.push(...expansionIssues(json, base));
+  const errorPointers = pointerSetIndex(errorsOf(issues).map((i) => i.pointer));
+  const hasErrorBelow = (pointer: string): boolean => errorPointers.atOrBelow(pointer);
   const fields = scanFields(json, base, hasErrorBelow);
   issues.push(...fields.issues);
   issues.push(...closedRootIssues(json, base));
@@ -60,6 +62,16 @@ export function checkJsonMember(json: JsonObject, base: string, options: JsonChe
     issues.push(...compileIssues(json, base));
   }
   return { issues, fields: fields.fields, choiceReferences: references.choiceReferences };
+}
+
+function expansionIssues(json: JsonObject, base: string): SchemaIssue[] {
+  const expanded = expandedSubschemaCount(json);
+  if (expanded <= MAX_EXPANDED_SUBSCHEMAS) return [];
+  return [schemaIssue('schema_validation_error', {
+    pointer: base,
+    message: `the schema's references expand it to ${expanded > 1e15 ? 'more than 10^15' : expanded.toLocaleString('en')} subschemas (at most ${MAX_EXPANDED_SUBSCHEMAS.toLocaleString('en')})`,
+    hints: ['a `$ref` repeated inside what it refers to multiplies the work of every validation: refer to each definition once per level'],
+  })];
 }
 
 function versionIssues(json: JsonObject, base: string): SchemaIssue[] {

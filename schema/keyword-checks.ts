@@ -1,7 +1,7 @@
 /**
  * Keyword-level checks the 2020-12 meta-schema does not make, reported with pointers for every
  * subschema at once: unknown keywords (typos such as `tpye`, `minLenght`), legacy keywords,
- * invalid regular expressions, unknown formats, keywords that cannot apply to the declared type,
+ * invalid regular expressions (and those the linear-time engine refuses), unknown formats, keywords that cannot apply to the declared type,
  * and contradictory bounds. This replaces Ajv's strict mode, which stops at the first problem
  * and gives no location.
  */
@@ -9,6 +9,7 @@ import { KNOWN_FORMATS } from './ajv-factory.js';
 import { schemaIssue, type SchemaIssue } from './issues.js';
 import { joinPointer, isJsonObject, type JsonObject } from './json-pointer.js';
 import { closestKeyword, isExtensionKeyword, KEYWORDS_2020_12, LEGACY_KEYWORDS } from './keywords.js';
+import { userPatternProblem } from './regex-engine.js';
 import { forEachSchema } from './schema-walk.js';
 
 const KEYWORDS_BY_TYPE: Record<string, readonly string[]> = {
@@ -26,11 +27,17 @@ const BOUNDS: Array<[string, string]> = [
   ['minContains', 'maxContains'],
 ];
 
+/** "Did you mean" suggestions computed per document; later unknown keywords get the plain hint. */
+export const MAX_KEYWORD_SUGGESTIONS = 100;
+/** Characters of an unknown keyword quoted in its message (the pointer carries it whole). */
+const MAX_QUOTED_KEYWORD = 60;
+
 /** Runs every keyword check over `json` (whose pointer is `base`, normally `/json`). */
 export function keywordIssues(json: JsonObject, base: string): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
+  const suggestions = { left: MAX_KEYWORD_SUGGESTIONS };
   forEachSchema(json, base, (schema, pointer) => {
-    for (const keyword of Object.keys(schema)) checkKeyword(keyword, pointer, issues);
+    for (const keyword of Object.keys(schema)) checkKeyword(keyword, pointer, issues, suggestions);
     checkRegexes(schema, pointer, issues);
     checkFormat(schema, pointer, issues);
     checkTypeApplicability(schema, pointer, issues);
@@ -39,7 +46,7 @@ export function keywordIssues(json: JsonObject, base: string): SchemaIssue[] {
   return issues;
 }
 
-function checkKeyword(keyword: string, pointer: string, issues: SchemaIssue[]): void {
+function checkKeyword(keyword: string, pointer: string, issues: SchemaIssue[], suggestions: { left: number }): void {
   if (KEYWORDS_2020_12.has(keyword) || isExtensionKeyword(keyword)) return;
   const at = joinPointer(pointer, keyword);
   const legacy = LEGACY_KEYWORDS.get(keyword);
@@ -51,10 +58,11 @@ function checkKeyword(keyword: string, pointer: string, issues: SchemaIssue[]): 
     }));
     return;
   }
-  const suggestion = closestKeyword(keyword);
+  const suggestion = suggestions.left-- > 0 ? closestKeyword(keyword) : undefined;
+  const quoted = keyword.length > MAX_QUOTED_KEYWORD ? `${keyword.slice(0, MAX_QUOTED_KEYWORD)}...` : keyword;
   issues.push(schemaIssue('schema_validation_error', {
     pointer: at,
-    message: `unknown keyword \`${keyword}\``,
+    message: `unknown keyword \`${quoted}\``,
     hints: [
       suggestion ? `did you mean \`${suggestion}\`?` : 'remove it, or use a JSON Schema 2020-12 keyword',
       'vendor extensions must start with `x-`',
@@ -64,15 +72,13 @@ function checkKeyword(keyword: string, pointer: string, issues: SchemaIssue[]): 
 
 function checkRegexes(schema: JsonObject, pointer: string, issues: SchemaIssue[]): void {
   const check = (source: string, at: string): void => {
-    try {
-      new RegExp(source, 'u');
-    } catch (error) {
-      issues.push(schemaIssue('schema_validation_error', {
-        pointer: at,
-        message: `invalid regular expression ${JSON.stringify(source)}: ${(error as Error).message}`,
-        hints: ['patterns are ECMA-262 regular expressions with the `u` flag'],
-      }));
-    }
+    const problem = userPatternProblem(source);
+    if (!problem) return;
+    issues.push(schemaIssue('schema_validation_error', {
+      pointer: at,
+      message: `regular expression ${JSON.stringify(source.length > 200 ? `${source.slice(0, 200)}...` : source)} cannot be used: ${problem.message}`,
+      hints: [problem.hint],
+    }));
   };
   if (typeof schema.pattern === 'string') check(schema.pattern, joinPointer(pointer, 'pattern'));
   if (isJsonObject(schema.patternProperties)) {

@@ -7,7 +7,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { createAjv, DRAFT_2020_12 } from './ajv-factory.js';
 import { schemaIssue, type SchemaIssue } from './issues.js';
-import { parsePointer } from './json-pointer.js';
+import { parsePointer, pointerSetIndex } from './json-pointer.js';
 
 let metaValidator: ValidateFunction | undefined;
 
@@ -33,11 +33,12 @@ export function metaSchemaIssues(json: unknown, base: string): SchemaIssue[] {
     byPath.set(error.instancePath, list);
   }
   const issues: SchemaIssue[] = [];
+  const paths = pointerSetIndex(byPath.keys());
   for (const [path, errors] of byPath) {
     const specific = errors.filter((e) => !WRAPPER_KEYWORDS.has(e.keyword));
     const shown = specific.length > 0 ? specific : errors;
     // A wrapper error alone at a path whose children have errors only repeats them.
-    if (specific.length === 0 && [...byPath.keys()].some((p) => p.startsWith(path + '/'))) continue;
+    if (specific.length === 0 && paths.below(path)) continue;
     const name = parsePointer(path).at(-1);
     const typeName = name === 'type' && shown.some((e) => e.keyword === 'enum');
     // NOTE: `type` is "a simple type name, or an array of them": Ajv reports both branches.

@@ -117,9 +117,14 @@ t.test(`patrol types: writes, schema rules, rank, history, permissions (${dialec
     t.same(asEnum.json.properties.species.enum, ['eland', 'lion']);
     t.same(asEnum.json.properties.species['x-enumExtra'], { eland: { display: 'Eland' }, lion: { display: 'Lion' } });
     t.equal((await s.json(`${TYPES}/wildlife/schema?pre_render=true&s_format=xml`, { token })).status, 400);
-    await createType(s, token, { value: 'remote', display: 'Remote', schema: sampleSchema('notes', 'https://elsewhere.example/api/v2.0/schemas/choices.json?field=species') });
+    // CONTRACT §11: resolved by its path on any host; nothing is fetched.
+    await createType(s, token, { value: 'moved', display: 'Moved', schema: sampleSchema('notes', 'https://elsewhere.example/api/v2.0/schemas/choices.json?field=species') });
+    const moved = (await s.json(`${TYPES}/moved/schema?pre_render=true`, { token })).body;
+    t.same(moved.json.properties.species.anyOf, [{ const: 'eland', title: 'Eland' }, { const: 'lion', title: 'Lion' }], 'another host: resolved by path');
+    await s.json(`${TYPES}/moved`, send('DELETE', {}, token));
+    await createType(s, token, { value: 'remote', display: 'Remote', schema: sampleSchema('notes', 'https://elsewhere.example/api/v2.0/schemas/choices.json?field=no_such_list') });
     const remote = await s.json(`${TYPES}/remote/schema?pre_render=true`, { token });
-    t.equal(remote.status, 200, 'an unknown host does not fail the request');
+    t.equal(remote.status, 200, 'an unknown list does not fail the request');
     t.same(remote.body.json.properties.species, {});
     const batch = await s.json(`${TYPES}/schemas?pre_render=true`, { token });
     t.equal(batch.status, 207);

@@ -1,4 +1,4 @@
-import { errorsOf, normaliseDocument, validateDocument, type SchemaIssue } from '../../../schema/index.js';
+import { capIssues, errorsOf, normaliseDocument, validateDocument, type SchemaIssue } from '../../../schema/index.js';
 import { type FieldIssue, InputError } from '../errors.js';
 
 export const EMPTY_ENVELOPE_TEXT = '{"json":{},"ui":{}}';
@@ -24,6 +24,6 @@ export function schemaFromBody(body: Record<string, unknown>): string | undefine
   }
   const { issues } = validateDocument(document);
   const errors = errorsOf(issues);
-  if (errors.length > 0) throw new InputError('The schema is not valid.', { schema: errors.map(toFieldIssue) });
+  if (errors.length > 0) throw new InputError('The schema is not valid.', { schema: capIssues(errors).map(toFieldIssue) });
   return JSON.stringify(normaliseDocument(document));
 }

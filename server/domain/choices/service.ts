@@ -31,17 +31,34 @@ export class ChoiceService {
   }
 
   /**
-   * Resolves choice references the way choices.json would answer this caller. A reference to
-   * another host, a malformed one, a list the tenant does not have, or no rights: null, which
-   * pre-rendering turns into `{}` and a warning.
+   * Resolves choice references the way choices.json would answer this caller. CONTRACT §11: a
+   * reference is resolved by its path on any host (documents carry the base URL of the site
+   * that wrote them) and nothing is ever fetched, so the answer depends on no request header.
+   * A malformed reference (an unknown path), a list the tenant does not have, or no rights:
+   * null, which pre-rendering turns into `{}` and a warning.
    */
-  resolverFor(ctx: RequestContext, ownHost: string): ChoiceResolver {
+  resolverFor(ctx: RequestContext): ChoiceResolver {
     return async ({ url, field }) => {
       const reference = parseChoiceReference(url);
-      if (!reference || !ctx.principal) return null;
-      if (/^https?:\/\//i.test(url) && new URL(url).host !== ownHost) return null;
+      if (!reference || !reference.fields.includes(field) || !ctx.principal) return null;
       const choices = await this.activeChoices(ctx, [field]);
       return choices.length === 0 ? null : choices.map((choice) => ({ value: choice.value, display: choice.display }));
+    };
+  }
+
+  /**
+   * The resolver that validating `event_details` uses: the tenant's active lists, by reference
+   * path on any host (CONTRACT §11), whatever the caller may read and whatever the request's
+   * headers. It fails closed: a list the tenant does not have, or an empty one, accepts no value
+   * (`[]`, rendered as `enum: []`), where a served pre-render shows `{}`; otherwise a reference to
+   * a missing list would switch validation of its field off.
+   */
+  validationResolver(tenantId: string): ChoiceResolver {
+    return async ({ url, field }) => {
+      const reference = parseChoiceReference(url);
+      if (!reference || !reference.fields.includes(field)) return null;
+      const choices = await this.deps.store.repos.choices.list(tenantId, { fields: [field], includeInactive: false });
+      return choices.map((choice) => ({ value: choice.value, display: choice.display }));
     };
   }
 

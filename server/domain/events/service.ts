@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createEventDetailsValidatorCache, classifyStoredDocument, preRender, type ChoiceResolver } from '../../../schema/index.js';
+import {
+  createEventDetailsValidatorCache, classifyStoredDocument, preRender, SchemaCompileError, type ChoiceResolver, type EventDetailsValidator,
+} from '../../../schema/index.js';
 import type { Clock } from '../../db/time.js';
 import { toFieldIssue } from '../catalog/schema-write.js';
 import type { ChoiceService } from '../choices/service.js';
@@ -40,13 +42,13 @@ export class EventService {
   }
 
   /** Creates an event; with `segmentId` (POST /segments/<id>/events) it is linked to that segment too. */
-  async create(ctx: RequestContext, body: unknown, ownHost: string, segmentId?: string): Promise<EventView> {
+  async create(ctx: RequestContext, body: unknown, segmentId?: string): Promise<EventView> {
     const principal = requirePermission(ctx, 'add_event');
     const { tenantId } = principal;
     // The addressed segment first: a segment of another tenant is 404 whatever the body says.
     if (segmentId && !(isUuid(segmentId) && (await this.deps.store.repos.patrols.findSegment(tenantId, segmentId.toLowerCase())))) throw new NotFoundError('No such patrol segment.');
     const input = readEventBody(body, 'create');
-    const details = await this.checkDetails(ctx, tenantId, input.eventType!, input.eventDetails ?? {}, ownHost);
+    const details = await this.checkDetails(tenantId, input.eventType!, input.eventDetails ?? {});
     return this.deps.store.transaction(async (repos) => {
       if (input.id && (await repos.events.find(tenantId, input.id))) throw new ConflictError('An event with this id already exists.');
       const type = (await repos.eventTypes.find(tenantId, input.eventType!))!;
@@ -63,13 +65,13 @@ export class EventService {
     });
   }
 
-  async update(ctx: RequestContext, id: string, body: unknown, ownHost: string): Promise<EventView> {
+  async update(ctx: RequestContext, id: string, body: unknown): Promise<EventView> {
     const { tenantId } = requirePermission(ctx, 'change_event');
     const input = readEventBody(body, 'patch');
     const current = await this.find(this.deps.store.repos, tenantId, id);
     const eventType = input.eventType ?? current.eventType;
     const details = input.eventDetails !== undefined || input.eventType !== undefined
-      ? await this.checkDetails(ctx, tenantId, eventType, input.eventDetails ?? current.eventDetails, ownHost)
+      ? await this.checkDetails(tenantId, eventType, input.eventDetails ?? current.eventDetails)
       : current.eventDetails;
     // The details were checked against the type outside the transaction (rendering reads the
     // database); the fields are applied to the row as it is inside it, so no update is lost.
@@ -91,15 +93,31 @@ export class EventService {
     });
   }
 
-  /** The type must be an active v2 event type; the details must satisfy its rendered schema. */
-  private async checkDetails(ctx: RequestContext, tenantId: string, value: string, details: Record<string, unknown>, ownHost: string): Promise<Record<string, unknown>> {
+  /**
+   * The type must be an active v2 event type; the details must satisfy its rendered schema.
+   * Choices are the tenant's lists, resolved by reference path (never from the request's Host,
+   * never with the caller's read rights; a missing list accepts nothing), rendered as
+   * `enum`, so a wrong value is one Ajv error, not one per choice; at most MAX_DETAILS_ISSUES
+   * issues come back, the last counting the rest (schema/details-issues.ts).
+   */
+  private async checkDetails(tenantId: string, value: string, details: Record<string, unknown>): Promise<Record<string, unknown>> {
     const type = value.length <= 50 ? await this.deps.store.repos.eventTypes.find(tenantId, value) : null;
     if (!type || !type.isActive) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes.']);
     const stored = classifyStoredDocument(type.schema);
     if (!stored.ok || Object.keys(stored.document.json).length === 0) return details;
-    const resolver: ChoiceResolver = this.deps.choices.resolverFor(ctx, ownHost);
-    const rendered = await preRender(stored.document, resolver, { keepRootClosure: true });
-    const result = this.validators.build((rendered.document as { json: unknown }).json)(details);
+    const resolver: ChoiceResolver = this.deps.choices.validationResolver(tenantId);
+    const rendered = await preRender(stored.document, resolver, { keepRootClosure: true, shape: 'enum' });
+    let validate: EventDetailsValidator;
+    try {
+      validate = this.validators.build((rendered.document as { json: unknown }).json);
+    } catch (error) {
+      // A schema stored before today's rules (e.g. a pattern RE2 cannot run): the type is unusable, not the server.
+      if (!(error instanceof SchemaCompileError)) throw error;
+      throw new InputError(`The schema of event type "${value}" cannot be used to validate event_details.`, {
+        event_type: error.issues.map((issue) => ({ ...toFieldIssue(issue), hints: ['an administrator must fix the event type schema; writing it again reports what to change'] })),
+      });
+    }
+    const result = validate(details);
     if (!result.valid) throw new InputError('event_details does not satisfy the event type schema.', { event_details: result.issues.map(toFieldIssue) });
     return details;
   }

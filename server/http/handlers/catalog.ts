@@ -32,7 +32,7 @@ export function catalogHandlers<T extends CatalogItem>(
     const header = ctx.get('If-Match');
     return header ? { matches: (etag) => ifMatchSatisfied(header, etag), variant: origin(ctx) } : undefined;
   };
-  const renderOptions = (ctx: AppContext) => ({ ...readRenderQuery(ctx), resolver: deps.choices.resolverFor(requestContext(ctx), new URL(origin(ctx)).host) });
+  const renderOptions = (ctx: AppContext) => ({ ...readRenderQuery(ctx), resolver: deps.choices.resolverFor(requestContext(ctx)) });
   return {
     async list(ctx: AppContext) {
       const query = readListQuery(ctx);

@@ -35,7 +35,6 @@ export function presentEvent(view: EventView, origin: string) {
 /** `/api/v1.0/activity/events` and `/patrols/segments/<id>/events` (CONTRACT §5b). */
 export function eventHandlers(deps: { events: EventService; files: FileStore; trustProxy: boolean }) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
-  const host = (ctx: AppContext) => new URL(origin(ctx)).host;
   const id = (ctx: AppContext) => String(ctx.params.id);
   return {
     async list(ctx: AppContext) {
@@ -48,10 +47,10 @@ export function eventHandlers(deps: { events: EventService; files: FileStore; tr
     },
     async create(ctx: AppContext) {
       ctx.status = 201;
-      ctx.body = presentEvent(await deps.events.create(requestContext(ctx), ctx.state.body, host(ctx)), origin(ctx));
+      ctx.body = presentEvent(await deps.events.create(requestContext(ctx), ctx.state.body), origin(ctx));
     },
     async update(ctx: AppContext) {
-      ctx.body = presentEvent(await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, host(ctx)), origin(ctx));
+      ctx.body = presentEvent(await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body), origin(ctx));
     },
     async segmentEvents(ctx: AppContext) {
       const page = readPage(ctx);
@@ -60,7 +59,7 @@ export function eventHandlers(deps: { events: EventService; files: FileStore; tr
     },
     async createSegmentEvent(ctx: AppContext) {
       ctx.status = 201;
-      ctx.body = presentEvent(await deps.events.create(requestContext(ctx), ctx.state.body, host(ctx), id(ctx)), origin(ctx));
+      ctx.body = presentEvent(await deps.events.create(requestContext(ctx), ctx.state.body, id(ctx)), origin(ctx));
     },
     async fileContent(ctx: AppContext) {
       const view = await deps.events.get(requestContext(ctx), id(ctx));
