@@ -1,0 +1,65 @@
+import type { EventService } from '../../domain/events/service.js';
+import type { FileStore } from '../../storage/file-store.js';
+import { withUpload } from '../middleware/upload.js';
+import { presentEventFile, presentEventNote } from '../presenters-events.js';
+import { requestOrigin } from '../query.js';
+import { requestContext, type AppContext } from '../state.js';
+import { contentDisposition } from './patrol-files.js';
+
+/** Notes and files of an event: `activity/event/<id>/notes`, `/note/<note_id>`, `/files/`, `/file/<file_id>`. */
+export function eventPartHandlers(deps: { events: EventService; files: FileStore; maxFieldBytes: number; trustProxy: boolean }) {
+  const { notes, files } = deps.events;
+  const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
+  const eventId = (ctx: AppContext) => String(ctx.params.id);
+  const noteId = (ctx: AppContext) => String(ctx.params.noteId);
+  const fileId = (ctx: AppContext) => String(ctx.params.fileId);
+  return {
+    async listNotes(ctx: AppContext) {
+      ctx.body = (await notes.list(requestContext(ctx), eventId(ctx))).map((note) => presentEventNote(note));
+    },
+    async createNote(ctx: AppContext) {
+      ctx.status = 201;
+      ctx.body = presentEventNote(await notes.create(requestContext(ctx), eventId(ctx), ctx.state.body));
+    },
+    async getNote(ctx: AppContext) {
+      ctx.body = presentEventNote(await notes.get(requestContext(ctx), eventId(ctx), noteId(ctx)));
+    },
+    async updateNote(ctx: AppContext) {
+      ctx.body = presentEventNote(await notes.update(requestContext(ctx), eventId(ctx), noteId(ctx), ctx.state.body));
+    },
+    async deleteNote(ctx: AppContext) {
+      await notes.delete(requestContext(ctx), eventId(ctx), noteId(ctx));
+      ctx.status = 204;
+    },
+    async listFiles(ctx: AppContext) {
+      ctx.body = (await files.list(requestContext(ctx), eventId(ctx))).map((file) => presentEventFile(file, origin(ctx)));
+    },
+    /** Multipart `filecontent.file` + `comment`; refused (403, 404) before the bytes are read. */
+    async upload(ctx: AppContext) {
+      await files.authorizeUpload(requestContext(ctx), eventId(ctx));
+      const options = { fileField: 'filecontent.file', maxFileBytes: files.maxFileBytes, maxFieldBytes: deps.maxFieldBytes };
+      const file = await withUpload(ctx, deps.files, options, (upload) =>
+        files.create(requestContext(ctx), eventId(ctx), { staged: upload.file?.staged ?? null, filename: upload.file?.filename ?? '', fields: upload.fields }),
+      );
+      ctx.status = 201;
+      ctx.body = presentEventFile(file, origin(ctx));
+    },
+    async getFile(ctx: AppContext) {
+      ctx.body = presentEventFile(await files.get(requestContext(ctx), eventId(ctx), fileId(ctx)), origin(ctx));
+    },
+    async deleteFile(ctx: AppContext) {
+      await files.delete(requestContext(ctx), eventId(ctx), fileId(ctx));
+      ctx.status = 204;
+    },
+    /** The bytes, with the sniffed type; always a download, never rendered inline (no stored XSS). */
+    async content(ctx: AppContext) {
+      const { file, stream } = await files.content(requestContext(ctx), eventId(ctx), fileId(ctx));
+      ctx.set('Content-Type', file.contentType);
+      ctx.set('Content-Length', String(file.size));
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Content-Disposition', contentDisposition(file.filename));
+      ctx.set('Cache-Control', 'private, max-age=0');
+      ctx.body = stream;
+    },
+  };
+}
