@@ -6,7 +6,7 @@ import type { ChoiceService } from '../choices/service.js';
 import { type Principal, type RequestContext, actingUser, requirePermission } from '../context.js';
 import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import type { ActivityEvent } from '../model.js';
+import type { ActivityEvent, User } from '../model.js';
 import type { Repositories, Store } from '../ports.js';
 import { EventDetailsChecker, type ResolvedEventType } from './details.js';
 import { type EventListQuery, readEventListQuery } from './filters.js';
@@ -143,6 +143,13 @@ export class EventService {
       if (ifMatch && !ifMatch(eventEtag(current))) throw new PreconditionFailedError('The event has changed since that ETag (If-Match).');
       await repos.events.delete(tenantId, current.id);
     });
+  }
+
+  /** The caller's tenant's users among `ids` (authors of notes and files), by id. */
+  async usersNamed(ctx: RequestContext, ids: ReadonlyArray<string | null>): Promise<Map<string, User>> {
+    const { tenantId } = requirePermission(ctx, 'view_event', 'change_event');
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    return new Map((await this.deps.store.repos.users.findManyInTenant(tenantId, wanted)).map((user) => [user.id, user]));
   }
 
   /** The event, for its sub-resources; 404 for another tenant's or a malformed id. */

@@ -1,3 +1,4 @@
+import type { EventFileRecord, EventNote } from '../../domain/events/model.js';
 import type { EventService } from '../../domain/events/service.js';
 import type { FileStore } from '../../storage/file-store.js';
 import { withUpload } from '../middleware/upload.js';
@@ -13,39 +14,46 @@ export function eventPartHandlers(deps: { events: EventService; files: FileStore
   const eventId = (ctx: AppContext) => String(ctx.params.id);
   const noteId = (ctx: AppContext) => String(ctx.params.noteId);
   const fileId = (ctx: AppContext) => String(ctx.params.fileId);
+  const authors = (ctx: AppContext, items: ReadonlyArray<{ createdByUserId: string | null }>) => deps.events.usersNamed(requestContext(ctx), items.map((item) => item.createdByUserId));
+  const note = async (ctx: AppContext, value: EventNote) => presentEventNote(value, await authors(ctx, [value]));
+  const file = async (ctx: AppContext, value: EventFileRecord) => presentEventFile(value, origin(ctx), await authors(ctx, [value]));
   return {
     async listNotes(ctx: AppContext) {
-      ctx.body = (await notes.list(requestContext(ctx), eventId(ctx))).map((note) => presentEventNote(note));
+      const list = await notes.list(requestContext(ctx), eventId(ctx));
+      const users = await authors(ctx, list);
+      ctx.body = list.map((item) => presentEventNote(item, users));
     },
     async createNote(ctx: AppContext) {
       ctx.status = 201;
-      ctx.body = presentEventNote(await notes.create(requestContext(ctx), eventId(ctx), ctx.state.body));
+      ctx.body = await note(ctx, await notes.create(requestContext(ctx), eventId(ctx), ctx.state.body));
     },
     async getNote(ctx: AppContext) {
-      ctx.body = presentEventNote(await notes.get(requestContext(ctx), eventId(ctx), noteId(ctx)));
+      ctx.body = await note(ctx, await notes.get(requestContext(ctx), eventId(ctx), noteId(ctx)));
     },
     async updateNote(ctx: AppContext) {
-      ctx.body = presentEventNote(await notes.update(requestContext(ctx), eventId(ctx), noteId(ctx), ctx.state.body));
+      ctx.body = await note(ctx, await notes.update(requestContext(ctx), eventId(ctx), noteId(ctx), ctx.state.body));
     },
     async deleteNote(ctx: AppContext) {
       await notes.delete(requestContext(ctx), eventId(ctx), noteId(ctx));
       ctx.status = 204;
     },
     async listFiles(ctx: AppContext) {
-      ctx.body = (await files.list(requestContext(ctx), eventId(ctx))).map((file) => presentEventFile(file, origin(ctx)));
+      const list = await files.list(requestContext(ctx), eventId(ctx));
+      const users = await authors(ctx, list);
+      ctx.body = list.map((item) => presentEventFile(item, origin(ctx), users));
     },
     /** Multipart `filecontent.file` + `comment`; refused (403, 404) before the bytes are read. */
     async upload(ctx: AppContext) {
       await files.authorizeUpload(requestContext(ctx), eventId(ctx));
       const options = { fileField: 'filecontent.file', maxFileBytes: files.maxFileBytes, maxFieldBytes: deps.maxFieldBytes };
-      const file = await withUpload(ctx, deps.files, options, (upload) =>
+      const stored = await withUpload(ctx, deps.files, options, (upload) =>
         files.create(requestContext(ctx), eventId(ctx), { staged: upload.file?.staged ?? null, filename: upload.file?.filename ?? '', fields: upload.fields }),
       );
       ctx.status = 201;
-      ctx.body = presentEventFile(file, origin(ctx));
+      ctx.body = await file(ctx, stored);
     },
     async getFile(ctx: AppContext) {
-      ctx.body = presentEventFile(await files.get(requestContext(ctx), eventId(ctx), fileId(ctx)), origin(ctx));
+      ctx.body = await file(ctx, await files.get(requestContext(ctx), eventId(ctx), fileId(ctx)));
     },
     async deleteFile(ctx: AppContext) {
       await files.delete(requestContext(ctx), eventId(ctx), fileId(ctx));
