@@ -61,7 +61,9 @@ t.test(`events family: notes, files, v1 event types, permissions (${dialect})`, 
     const detail = (await s.json(`${ONE}/${event.id}`, { token })).body;
     t.same(detail.notes.map((note: { text: string }) => note.text), ['Tracks by the east gate'], 'the event carries its notes');
     t.same(detail.updates.map((u: { type: string }) => u.type).slice(0, 4), ['delete_note', 'add_note', 'update_note', 'add_note']);
-    t.equal((await s.request(`${ONE}/${event.id}/note/${created.body.id.replace(/.$/, '0')}`, { token })).status, 404, 'a note of no event');
+    t.equal((await s.request(`${ONE}/${event.id}/note/00000000-0000-4000-8000-000000000000`, { token })).status, 404, 'no such note');
+    const other = (await s.json(E, send('POST', { event_type: 'sighting', event_details: {} }, token))).body;
+    t.equal((await s.request(`${ONE}/${other.id}/note/${created.body.id}`, { token })).status, 404, 'a note of another event');
   });
 
   await t.test('files: multipart filecontent.file + comment, metadata, download, delete', async (t) => {
