@@ -2,7 +2,7 @@ import type { EventFileRecord, EventNote } from '../../domain/events/model.js';
 import type { EventService } from '../../domain/events/service.js';
 import type { FileStore } from '../../storage/file-store.js';
 import { withUpload } from '../middleware/upload.js';
-import { presentEventFile, presentEventNote } from '../presenters-events.js';
+import { presentEventFile, presentEventNote } from './events-presenters.js';
 import { requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 import { contentDisposition } from './patrol-files.js';

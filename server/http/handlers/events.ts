@@ -2,11 +2,11 @@ import { eventEtag, type EventService } from '../../domain/events/service.js';
 import type { EventListQuery } from '../../domain/events/filters.js';
 import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
-import { presentEvent } from '../presenters-events.js';
+import { presentEvent } from './events-presenters.js';
 import { queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
-export { presentEvent } from '../presenters-events.js';
+export { presentEvent } from './events-presenters.js';
 
 const list = (ctx: AppContext, name: string): string[] => {
   const raw = ctx.query[name];

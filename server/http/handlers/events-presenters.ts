@@ -1,6 +1,6 @@
-import type { EventFileRecord, EventNote, EventUpdate, EventView } from '../domain/events/model.js';
-import type { User } from '../domain/model.js';
-import { toIso } from '../db/time.js';
+import type { EventFileRecord, EventNote, EventUpdate, EventView } from '../../domain/events/model.js';
+import type { User } from '../../domain/model.js';
+import { toIso } from '../../db/time.js';
 
 /** The original's user reference (CONTRACT §11). */
 export function userRef(user: User) {
