@@ -46,7 +46,8 @@ export function eventHandlers(deps: { events: EventService; trustProxy: boolean 
     },
     async get(ctx: AppContext) {
       const event = await deps.events.head(requestContext(ctx), id(ctx));
-      if (answerConditionally(ctx, { etag: eventEtag(event), lastModified: event.updatedAt })) return;
+      // No Last-Modified: two changes within one second would make If-Modified-Since answer a stale 304.
+      if (answerConditionally(ctx, { etag: eventEtag(event) })) return;
       single(ctx, 200, await deps.events.view(requestContext(ctx), event));
     },
     async create(ctx: AppContext) {
