@@ -181,27 +181,25 @@ export class EventService {
     }
   }
 
-  /** Type ids and values, and category values, to type values; null when nothing can match. */
+  /**
+   * Type ids and values, and category values, to type values; null when nothing can match.
+   * The tenant's types are read once (two queries), whatever the number of keys sent.
+   */
   private async resolveFilter(repos: Repositories, tenantId: string, query: EventListQuery): Promise<EventListFilter | null> {
     const { filter, eventTypes, categories } = readEventListQuery(query);
-    let values: Set<string> | null = null;
-    if (eventTypes) {
-      values = new Set();
-      for (const key of eventTypes.slice(0, 500)) {
-        const v2 = key.length <= 100 ? await repos.eventTypes.find(tenantId, key) : null;
-        const v1 = v2 ? null : key.length <= 100 ? await repos.eventTypesV1.find(tenantId, key) : null;
-        if (v2 || v1) values.add((v2 ?? v1)!.value);
-      }
-    }
-    if (categories) {
-      const wanted = new Set(categories);
-      const inCategories = new Set<string>();
-      for (const type of await repos.eventTypes.list(tenantId, { includeInactive: true, updatedSince: null })) if (wanted.has(type.category)) inCategories.add(type.value);
-      for (const type of await repos.eventTypesV1.list(tenantId)) if (wanted.has(type.category)) inCategories.add(type.value);
-      values = values ? new Set([...values].filter((value) => inCategories.has(value))) : inCategories;
-    }
-    if (values && values.size === 0) return null;
-    return { ...filter, eventTypes: values ? [...values] : null };
+    if (!eventTypes && !categories) return filter;
+    const types = [
+      ...(await repos.eventTypes.list(tenantId, { includeInactive: true, updatedSince: null })).map((type) => ({ id: type.id, value: type.value, category: type.category })),
+      ...(await repos.eventTypesV1.list(tenantId)).map((type) => ({ id: type.id, value: type.value, category: type.category })),
+    ];
+    // Ids compare without case (UUIDs), values exactly.
+    const keys = eventTypes ? new Set(eventTypes.map((key) => (isUuid(key) ? key.toLowerCase() : key))) : null;
+    const wanted = categories ? new Set(categories) : null;
+    const values = new Set(types
+      .filter((type) => !keys || keys.has(type.id.toLowerCase()) || keys.has(type.value))
+      .filter((type) => !wanted || wanted.has(type.category))
+      .map((type) => type.value));
+    return values.size === 0 ? null : { ...filter, eventTypes: [...values] };
   }
 
   private async link(repos: Repositories, tenantId: string, eventId: string, segmentIds: string[]): Promise<void> {
