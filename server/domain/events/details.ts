@@ -60,7 +60,8 @@ export class EventDetailsChecker {
     const stored = classifyStoredDocument(type.schema);
     if (!stored.ok || Object.keys(stored.document.json).length === 0) return null;
     const resolver: ChoiceResolver = this.choices.resolverFor(ctx, ownHost);
-    const rendered = await preRender(stored.document, resolver, { keepRootClosure: true });
+    // Choices as `enum`: a wrong value is one issue, not one per choice.
+    const rendered = await preRender(stored.document, resolver, { keepRootClosure: true, shape: 'enum' });
     return (rendered.document as { json: unknown }).json;
   }
 
