@@ -16,7 +16,7 @@ import type {
   Tenant,
   User,
 } from './model.js';
-import type { ActivityEvent, EventFile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
+import type { ActivityEvent, ApiProfile, EventFile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
 
 import type { PatrolRepository } from './patrols/ports.js';
 
@@ -50,6 +50,7 @@ export interface ClientRepository {
   findByClientId(clientId: string): Promise<OAuthClient | null>;
   findById(clientPk: string): Promise<OAuthClient | null>;
   insert(client: OAuthClient): Promise<void>;
+  setProfile(clientPk: string, profile: ApiProfile | null): Promise<void>;
   permissionsOf(clientPk: string): Promise<string[]>;
   grantPermissions(clientPk: string, codenames: readonly string[]): Promise<void>;
 }
