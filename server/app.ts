@@ -7,7 +7,7 @@ import type { UserService } from './domain/users/service.js';
 import type { CatalogService } from './domain/catalog/service.js';
 import type { ChoiceService } from './domain/choices/service.js';
 import type { SubjectService } from './domain/subjects/service.js';
-import type { EventType, PatrolType } from './domain/model.js';
+import type { ApiProfile, EventType, PatrolType } from './domain/model.js';
 import type { EventCategoryService } from './domain/event-types/categories.js';
 import type { EventTypeMigrationService } from './domain/event-types/migration.js';
 import type { EventTypeV1Service } from './domain/event-types/v1.js';
@@ -24,6 +24,7 @@ import { requestIdAndLog } from './http/middleware/request-id.js';
 import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
 import { validateRequest } from './http/middleware/validate.js';
+import { presentProfile } from './http/presentation/middleware.js';
 import type { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -56,6 +57,8 @@ export interface Services {
   metricsToken: string | null;
   /** Checks every response against its described schema (tests); null in production. */
   responseCheck: ResponseChecker | null;
+  /** Response profile of clients that name none (CONTRACT §11). */
+  apiProfile: ApiProfile;
 }
 
 /** Builds the Koa application. It never listens: tests and main decide how to serve it. */
@@ -81,6 +84,8 @@ export function createApp(services: Services): Koa<AppState> {
   }
   app.use(requestIdAndLog(services.logger) as never);
   app.use(requestMetrics(services.metrics) as never);
+  // Outside the response check: handlers are checked against their (fieldops) description.
+  app.use(presentProfile(services.apiProfile) as never);
   if (services.responseCheck) app.use(services.responseCheck.middleware(routes) as never);
   app.use(errorMapping as never);
   app.use(router.routes());

@@ -112,6 +112,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     metrics,
     metricsToken: config.metricsToken,
     responseCheck: config.checkResponses ? new ResponseChecker(createHttpAjv()) : null,
+    apiProfile: config.apiProfile,
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {

@@ -17,7 +17,7 @@ import type {
   User,
 } from './model.js';
 import type { EventNoteRepository, EventRepository } from './events/ports.js';
-import type { Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
+import type { ApiProfile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
 
 import type { PatrolRepository } from './patrols/ports.js';
 
@@ -51,6 +51,7 @@ export interface ClientRepository {
   findByClientId(clientId: string): Promise<OAuthClient | null>;
   findById(clientPk: string): Promise<OAuthClient | null>;
   insert(client: OAuthClient): Promise<void>;
+  setProfile(clientPk: string, profile: ApiProfile | null): Promise<void>;
   permissionsOf(clientPk: string): Promise<string[]>;
   grantPermissions(clientPk: string, codenames: readonly string[]): Promise<void>;
 }
