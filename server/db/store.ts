@@ -1,3 +1,4 @@
+import { KnexSiteMapRepository } from './repositories/site-maps.js';
 import type { Repositories, Store } from '../domain/ports.js';
 import { translated, translateDbError } from './errors.js';
 import type { Database, Dialect } from './knex.js';
@@ -39,6 +40,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     observations: translated(new KnexObservationRepository(db)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
     events: translated(new KnexEventRepository(db)),
+    siteMaps: translated(new KnexSiteMapRepository(db)),
   };
 }
 
