@@ -25,6 +25,8 @@ export interface MeView {
 export interface V1TypesView {
   types: EventTypeV1[];
   categories: Map<string, EventCategory & { permissions: string[] }>;
+  /** The caller's actions on events of any category (`create`, `read`, `update`). */
+  actions: string[];
   etag: string;
 }
 
@@ -110,7 +112,7 @@ export class StartupService {
       ...categories.map((c) => `${c.id}:${c.updatedAt}:${c.value}:${c.display}:${c.ordernum}:${c.isActive}`),
       ...active.map((t) => `${t.id}:${t.updatedAt}:${strongEtag(t.schemaText)}`),
     );
-    return { types: active, categories: byValue, etag };
+    return { types: active, categories: byValue, actions, etag };
   }
 }
 

@@ -107,7 +107,8 @@ export function startupHandlers(deps: { startup: StartupService; v1: EventTypeV1
           display: type.display,
           category: category
             ? { id: category.id, value: category.value, display: category.display, ordernum: category.ordernum, is_active: category.isActive, flag: 'user', permissions: category.permissions }
-            : { id: null, value: type.category, display: type.category, ordernum: null, is_active: true, flag: 'user', permissions: [] },
+            : // A type stored without a (known) category is shown in a catch-all one.
+              { id: null, value: type.category || 'other', display: type.category || 'Other', ordernum: null, is_active: true, flag: 'user', permissions: view.actions },
           ordernum: index,
           is_collection: false,
           icon_id: type.value,
