@@ -8,9 +8,13 @@ import { presentSubject } from '../presenters.js';
 import { queryBoolean, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
-/** The event object as the web app's generic event form reads it (`activity/events/schema`). */
-const EVENT_SCHEMA = {
-  schema: {
+/**
+ * The event object as the web app's generic event form reads it (`activity/events/schema`):
+ * a JSON Schema whose `reported_by.enum_ext` lists who may be named as reporter (the caller).
+ */
+function eventSchema(reporter: User) {
+  const account = { id: reporter.id, username: reporter.username, first_name: reporter.firstName, last_name: reporter.lastName, content_type: 'accounts.user' };
+  return {
     $schema: 'http://json-schema.org/draft-04/schema#',
     title: 'Event',
     type: 'object',
@@ -21,13 +25,12 @@ const EVENT_SCHEMA = {
       state: { type: 'string', title: 'State', enum: ['new', 'active', 'resolved'] },
       time: { type: 'string', format: 'date-time', title: 'Reported at' },
       location: { type: ['object', 'null'], title: 'Location', properties: { latitude: { type: 'number' }, longitude: { type: 'number' } } },
+      reported_by: { type: ['object', 'null'], title: 'Reported by', enum_ext: [{ value: account, title: [reporter.firstName, reporter.lastName].filter(Boolean).join(' ') || reporter.username }] },
       event_details: { type: 'object', title: 'Details' },
     },
     required: ['event_type'],
-  },
-};
-const EVENT_SCHEMA_TEXT = JSON.stringify(EVENT_SCHEMA);
-const EVENT_SCHEMA_ETAG = strongEtag('event-schema', EVENT_SCHEMA_TEXT);
+  };
+}
 
 function presentMe(view: MeView) {
   return { ...presentAccount(view.user), is_staff: view.isSuperuser, is_superuser: view.isSuperuser, permissions: view.permissions, subject: view.subject };
@@ -85,9 +88,10 @@ export function startupHandlers(deps: { startup: StartupService; v1: EventTypeV1
       const groups = await deps.startup.subjectGroups(requestContext(ctx));
       ctx.body = groups.map((group) => ({ id: group.id, name: group.name, is_visible: true, subgroups: [], subjects: group.subjects.map(presentSubject) }));
     },
-    eventSchema(ctx: AppContext) {
-      if (answerConditionally(ctx, { etag: EVENT_SCHEMA_ETAG })) return;
-      ctx.body = EVENT_SCHEMA;
+    async eventSchema(ctx: AppContext) {
+      const body = eventSchema((await deps.startup.me(requestContext(ctx))).user);
+      if (answerConditionally(ctx, { etag: strongEtag('event-schema', JSON.stringify(body)) })) return;
+      ctx.body = body;
     },
     async categories(ctx: AppContext) {
       const { categories } = await deps.startup.v1EventTypes(requestContext(ctx), 'categories');

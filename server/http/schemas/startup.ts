@@ -50,7 +50,7 @@ export const subjectGroups: RouteSchema = {
 };
 
 export const eventSchema: RouteSchema = {
-  summary: 'The JSON Schema of an event (as the web app reads it)',
+  summary: 'The JSON Schema of an event (as the web app reads it; `reported_by.enum_ext` is the caller)',
   tags: [tag],
   responses: { 200: { ...ok({ type: 'object' }), headers: etag }, 304: notModified, ...errors(...AUTH_ERRORS) },
 };
