@@ -16,6 +16,7 @@ import type { PatrolNoteService } from './domain/patrols/notes.js';
 import type { PatrolFileService } from './domain/patrols/files.js';
 import type { EventService } from './domain/events/service.js';
 import type { SensorService } from './domain/sensors/service.js';
+import type { StartupService } from './domain/startup/service.js';
 import type { FileStore } from './storage/file-store.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { type BodyLimits, parseBody } from './http/middleware/body.js';
@@ -57,6 +58,10 @@ export interface Services {
   metricsToken: string | null;
   /** Checks every response against its described schema (tests); null in production. */
   responseCheck: ResponseChecker | null;
+  /** What the original apps read to start (CONTRACT §11). */
+  startup: StartupService;
+  /** The package version (the `status` endpoint reports it). */
+  version: string;
   /** Response profile of clients that name none (CONTRACT §11). */
   apiProfile: ApiProfile;
 }

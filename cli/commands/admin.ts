@@ -96,6 +96,22 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     );
 
   admin
+    .command('set-map')
+    .description('set the map the web app opens on (served at /api/v1.0/maps)')
+    .requiredOption('--tenant <name>')
+    .requiredOption('--name <name>', 'map name')
+    .requiredOption('--center <longitude,latitude>', 'center in degrees, e.g. 36.8,-1.3')
+    .requiredOption('--zoom <zoom>', 'zoom level, 0-22')
+    .option(...databaseOption)
+    .action((options) =>
+      withRuntime(options, async ({ services }) => {
+        const [longitude, latitude] = String(options.center).split(',').map(Number);
+        const map = await services.startup.setMap(options.tenant, { name: options.name, center: [longitude ?? NaN, latitude ?? NaN], zoom: Number(options.zoom) });
+        return `map ${map.name} of ${options.tenant}: center ${map.center.join(',')}, zoom ${map.zoom}`;
+      }),
+    );
+
+  admin
     .command('grant')
     .requiredOption('--username <username>')
     .requiredOption('--permission <codename...>', 'one or more permission codenames')

@@ -5,6 +5,7 @@ import * as eventTypes from './20261121_0003_event_types.js';
 import * as sensors from './20261121_0004_sensors.js';
 import * as patrols from './20261121_0005_patrols.js';
 import * as clientProfile from './20261123_0401_client_profile.js';
+import * as siteMaps from './20261123_0402_site_maps.js';
 import * as eventsFamily from './20261123_0501_events_family.js';
 
 /**
@@ -18,5 +19,6 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261121_0004_sensors', migration: sensors },
   { name: '20261121_0005_patrols', migration: patrols },
   { name: '20261123_0401_client_profile', migration: clientProfile },
+  { name: '20261123_0402_site_maps', migration: siteMaps },
   { name: '20261123_0501_events_family', migration: eventsFamily },
 ];

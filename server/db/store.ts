@@ -1,3 +1,4 @@
+import { KnexSiteMapRepository } from './repositories/site-maps.js';
 import type { Repositories, Store } from '../domain/ports.js';
 import { translated, translateDbError } from './errors.js';
 import type { Database, Dialect } from './knex.js';
@@ -41,6 +42,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
     events: translated(new KnexEventRepository(db)),
     eventNotes: translated(new KnexEventNoteRepository(db)),
+    siteMaps: translated(new KnexSiteMapRepository(db)),
   };
 }
 

@@ -130,6 +130,23 @@ export interface SubjectRepository {
   ensureGroup(tenantId: string, name: string, isPatrolLeaderGroup: boolean, at: number): Promise<string>;
   addToGroup(groupId: string, subjectId: string): Promise<void>;
   allowUserToView(userId: string, groupId: string): Promise<void>;
+  /** Groups with their active subjects; limited to groups the user may view unless null. */
+  groupsWithSubjects(tenantId: string, viewerUserId: string | null): Promise<Array<{ id: string; name: string; subjects: Subject[] }>>;
+}
+
+/** The site's map settings (CONTRACT §11: `maps/`). */
+export interface SiteMap {
+  id: string;
+  tenantId: string;
+  name: string;
+  center: [longitude: number, latitude: number];
+  zoom: number;
+  updatedAt: number;
+}
+
+export interface SiteMapRepository {
+  find(tenantId: string): Promise<SiteMap | null>;
+  upsert(map: SiteMap): Promise<void>;
 }
 
 export interface ChoiceFilter {
@@ -180,6 +197,7 @@ export interface Repositories {
   sensorSubjects: SensorSubjectRepository;
   events: EventRepository;
   eventNotes: EventNoteRepository;
+  siteMaps: SiteMapRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */

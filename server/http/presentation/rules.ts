@@ -30,6 +30,7 @@ const RULES: Record<string, EarthRangerRule> = {
   'users.list': { kind: 'enveloped' },
   'users.create': { kind: 'enveloped' },
   'users.me': { kind: 'enveloped' },
+  'users.profiles': { kind: 'enveloped' },
   'users.get': { kind: 'enveloped' },
   // The original answers a created v2 event type with where it is, and PATCH with nothing.
   'eventtypes.create': { kind: 'wrap', data: (payload) => ({ resource_url: `/api/v2.0/activity/eventtypes/${valueOf(payload)}` }) },
