@@ -4,7 +4,8 @@ Run by test/compat/er-client.test.ts, which starts the server, seeds it and read
 prints on its last line: {"results": [{"method", "ok", "detail"}], "out_of_scope": {...},
 "methods": [...every public method of ERClient and AsyncERClient...]}.
 
-Environment: ER_BASE, ER_USERNAME, ER_PASSWORD, ER_CLIENT_ID, ER_PROVIDER_KEY, ER_IMAGE (a JPEG),
+Environment: ER_BASE, ER_USERNAME, ER_PASSWORD, ER_CLIENT_ID (the server's default profile),
+ER_CLIENT_ID_EARTHRANGER (the earthranger profile), ER_PROVIDER_KEY, ER_IMAGE (a JPEG),
 ER_PATROL_TYPE (an existing patrol type value). Methods out of scope are not called: their list,
 with the reasons, is docs/er-client.md (the test checks that every other method succeeded).
 """
@@ -56,9 +57,9 @@ def now(minutes=0):
     return datetime.now(tz=timezone.utc) + timedelta(minutes=minutes)
 
 
-def kwargs():
+def kwargs(client_id=None):
     return dict(service_root=ENV['ER_BASE'] + '/api/v1.0', username=ENV['ER_USERNAME'], password=ENV['ER_PASSWORD'],
-                client_id=ENV['ER_CLIENT_ID'], token_url=ENV['ER_BASE'] + '/oauth2/token', provider_key=ENV['ER_PROVIDER_KEY'])
+                client_id=client_id or ENV['ER_CLIENT_ID'], token_url=ENV['ER_BASE'] + '/oauth2/token', provider_key=ENV['ER_PROVIDER_KEY'])
 
 
 def sync_client():
@@ -113,7 +114,9 @@ def sync_client():
         path = os.path.join(tempfile.mkdtemp(), 'er-client-note.txt')
         with open(path, 'w') as f:
             f.write('a text attachment from er-client\n')
-        attached = record('ERClient.post_event_file', lambda: c.post_event_file(eid, path, comment='from er-client'),
+        # ERClient._post_form reads `["data"]`: a client in the earthranger profile uploads.
+        enveloped = ERClient(**kwargs(ENV['ER_CLIENT_ID_EARTHRANGER']))
+        attached = record('ERClient.post_event_file', lambda: enveloped.post_event_file(eid, path, comment='from er-client'),
                           lambda fi: expect(fi.get('comment') == 'from er-client' and fi.get('url'), fi))
         full = record('ERClient.get_event', lambda: c.get_event(event_id=eid, include_notes=True, include_files=True, include_updates=True),
                       lambda e: expect(len(e.get('notes', [])) == 2 and len(e.get('files', [])) == 1 and e.get('updates'), e))

@@ -1,12 +1,13 @@
 import type { TestServer } from '../helpers/server.js';
 
 /**
- * The OAuth client er-client logs in with: a public client with the password and refresh
- * grants, in the `earthranger` response profile (the client reads `{data: ...}` from its
- * multipart answers, and `data` first everywhere else).
+ * The OAuth clients er-client logs in with: public clients with the password and refresh
+ * grants, one in the server's default profile and one in the `earthranger` profile, used for
+ * the calls that need the original's envelope (`ERClient.post_event_file` reads `["data"]`).
  */
-export async function erClientSetup(s: TestServer): Promise<string> {
-  const clientId = 'er_client_test';
-  await s.server.runtime.admin.createClient({ tenant: 'default', clientId, grants: ['password', 'refresh_token'], profile: 'earthranger' });
-  return clientId;
+export async function erClientSetup(s: TestServer): Promise<{ clientId: string; earthRangerClientId: string }> {
+  const { admin } = s.server.runtime;
+  await admin.createClient({ tenant: 'default', clientId: 'er_client_test', grants: ['password', 'refresh_token'] });
+  await admin.createClient({ tenant: 'default', clientId: 'er_client_envelope', grants: ['password', 'refresh_token'], profile: 'earthranger' });
+  return { clientId: 'er_client_test', earthRangerClientId: 'er_client_envelope' };
 }

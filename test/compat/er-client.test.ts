@@ -64,9 +64,9 @@ t.test(`er-client (Python, unchanged) against a real server (${dialect})`, async
   const token = (await s.login()).access_token;
   const patrolType = await s.json('/api/v1.0/activity/patrols/types', send('POST', { value: 'erc_routine', display: 'Routine', schema: sampleSchema() }, token));
   t.equal(patrolType.status, 201, 'a patrol type for the client\'s patrol');
-  const clientId = await erClientSetup(s);
+  const { clientId, earthRangerClientId } = await erClientSetup(s);
   const { code, stdout, stderr } = await run(interpreter.bin, {
-    PYTHONPATH: client, PYTHONDONTWRITEBYTECODE: '1', ER_BASE: s.url, ER_USERNAME: 'admin', ER_PASSWORD: ADMIN_PASSWORD, ER_CLIENT_ID: clientId,
+    PYTHONPATH: client, PYTHONDONTWRITEBYTECODE: '1', ER_BASE: s.url, ER_USERNAME: 'admin', ER_PASSWORD: ADMIN_PASSWORD, ER_CLIENT_ID: clientId, ER_CLIENT_ID_EARTHRANGER: earthRangerClientId,
     ER_PROVIDER_KEY: 'erc-provider', ER_IMAGE: path.join(repoRoot, 'fixtures/sensors/camera-no-exif.jpg'), ER_PATROL_TYPE: 'erc_routine',
   });
   t.equal(code, 0, `the runner finished: ${stderr.slice(-2000)}`);
