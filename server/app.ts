@@ -7,7 +7,7 @@ import type { UserService } from './domain/users/service.js';
 import type { CatalogService } from './domain/catalog/service.js';
 import type { ChoiceService } from './domain/choices/service.js';
 import type { SubjectService } from './domain/subjects/service.js';
-import type { EventType, PatrolType } from './domain/model.js';
+import type { ApiProfile, EventType, PatrolType } from './domain/model.js';
 import type { EventCategoryService } from './domain/event-types/categories.js';
 import type { EventTypeMigrationService } from './domain/event-types/migration.js';
 import type { EventTypeV1Service } from './domain/event-types/v1.js';
@@ -16,6 +16,7 @@ import type { PatrolNoteService } from './domain/patrols/notes.js';
 import type { PatrolFileService } from './domain/patrols/files.js';
 import type { EventService } from './domain/events/service.js';
 import type { SensorService } from './domain/sensors/service.js';
+import type { StartupService } from './domain/startup/service.js';
 import type { FileStore } from './storage/file-store.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { type BodyLimits, parseBody } from './http/middleware/body.js';
@@ -24,6 +25,7 @@ import { requestIdAndLog } from './http/middleware/request-id.js';
 import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
 import { validateRequest } from './http/middleware/validate.js';
+import { presentProfile } from './http/presentation/middleware.js';
 import type { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -58,6 +60,12 @@ export interface Services {
   metricsToken: string | null;
   /** Checks every response against its described schema (tests); null in production. */
   responseCheck: ResponseChecker | null;
+  /** What the original apps read to start (CONTRACT §11). */
+  startup: StartupService;
+  /** The package version (the `status` endpoint reports it). */
+  version: string;
+  /** Response profile of clients that name none (CONTRACT §11). */
+  apiProfile: ApiProfile;
 }
 
 /** Builds the Koa application. It never listens: tests and main decide how to serve it. */
@@ -86,6 +94,8 @@ export function createApp(services: Services): Koa<AppState> {
   }
   app.use(requestIdAndLog(services.logger) as never);
   app.use(requestMetrics(services.metrics) as never);
+  // Outside the response check: handlers are checked against their (fieldops) description.
+  app.use(presentProfile(services.apiProfile) as never);
   if (services.responseCheck) app.use(services.responseCheck.middleware(routes) as never);
   app.use(errorMapping as never);
   app.use(router.routes());

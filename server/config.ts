@@ -43,6 +43,8 @@ export interface Config {
   readonly metricsToken: string | null;
   /** Check every response against its described schema, recording violations (test runs). */
   readonly checkResponses: boolean;
+  /** Response profile of clients that name none (CONTRACT §11): FIELDOPS_API_PROFILE. */
+  readonly apiProfile: 'fieldops' | 'earthranger';
 }
 
 export type DatabaseConfig =
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     patrolSweepSeconds: integer(env.FIELDOPS_PATROL_SWEEP_SECONDS, 'FIELDOPS_PATROL_SWEEP_SECONDS', 60, 0, 86400),
     metricsToken: env.FIELDOPS_METRICS_TOKEN || null,
     checkResponses: bool(env.FIELDOPS_CHECK_RESPONSES, false),
+    apiProfile: oneOf(env.FIELDOPS_API_PROFILE, 'FIELDOPS_API_PROFILE', ['fieldops', 'earthranger'] as const, 'fieldops'),
   };
   return deepFreeze(config);
 }
@@ -153,6 +156,12 @@ function integer(raw: string | undefined, name: string, fallback: number, min: n
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function oneOf<T extends string>(raw: string | undefined, name: string, values: readonly T[], fallback: T): T {
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
 }
 
 function bool(raw: string | undefined, fallback: boolean): boolean {

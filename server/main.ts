@@ -10,7 +10,9 @@ import { OAuthService } from './domain/oauth/service.js';
 import { PrincipalCache } from './domain/oauth/principal-cache.js';
 import type { Store } from './domain/ports.js';
 import { loadCommonPasswords, packageRoot } from './domain/users/common-passwords.js';
+import { StartupService } from './domain/startup/service.js';
 import { loadDemoData } from './domain/demo.js';
+import fs from 'node:fs';
 import path from 'node:path';
 import { UserService } from './domain/users/service.js';
 import { CatalogService } from './domain/catalog/service.js';
@@ -106,7 +108,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
     patrols,
     patrolNotes: new PatrolNoteService({ store, clock, patrols }),
-    events: new EventService({ store, clock, choices }),
+    events: new EventService({ store, clock, choices, files, maxFileBytes: config.maxFileBytes }),
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
     sensors: new SensorService({ store, clock, metrics }),
     files,
@@ -117,6 +119,9 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     metrics,
     metricsToken: config.metricsToken,
     responseCheck: config.checkResponses ? new ResponseChecker(createHttpAjv()) : null,
+    apiProfile: config.apiProfile,
+    startup: new StartupService({ store, clock }),
+    version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {

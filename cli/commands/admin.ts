@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { Runtime } from '../../server/main.js';
 import type { CliIo } from '../main.js';
 
+import { presetClient } from './client-presets.js';
+
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
@@ -55,7 +57,9 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
   admin
     .command('create-client')
     .requiredOption('--tenant <name>', 'tenant the client belongs to')
-    .requiredOption('--client-id <id>', 'client id')
+    .option('--client-id <id>', 'client id (required unless --preset names one)')
+    .option('--preset <preset>', 'web-app (das_web_client) | mobile-app (er_mobile_tracker): the original apps\' clients, earthranger profile')
+    .option('--profile <profile>', 'response profile of its tokens: fieldops | earthranger (default: FIELDOPS_API_PROFILE)')
     .option('--secret <secret>', 'makes the client confidential (>=16 characters)')
     .option('--grant <grant>', 'password | refresh_token | authorization_code (repeatable)', collect, [])
     .option('--redirect-uri <uri>', 'registered redirect URI (repeatable)', collect, [])
@@ -63,15 +67,47 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option(...databaseOption)
     .action((options) =>
       withRuntime(options, async ({ admin }) => {
-        const client = await admin.createClient({
-          tenant: options.tenant,
-          clientId: options.clientId,
-          secret: options.secret,
-          grants: options.grant,
-          redirectUris: options.redirectUri,
-          permissions: options.permission,
-        });
-        return `created ${client.secretHash ? 'confidential' : 'public'} client ${client.clientId} (grants: ${client.grantTypes.join(', ')})`;
+        const client = await admin.createClient(
+          presetClient(options.preset, {
+            tenant: options.tenant,
+            clientId: options.clientId,
+            secret: options.secret,
+            grants: options.grant,
+            redirectUris: options.redirectUri,
+            permissions: options.permission,
+            profile: options.profile,
+          }),
+        );
+        return `created ${client.secretHash ? 'confidential' : 'public'} client ${client.clientId} (grants: ${client.grantTypes.join(', ')}), profile: ${client.profile ?? 'default'}`;
+      }),
+    );
+
+  admin
+    .command('set-client-profile')
+    .description('change the response profile of a client\'s tokens (CONTRACT §11)')
+    .requiredOption('--client-id <id>')
+    .requiredOption('--profile <profile>', 'fieldops | earthranger | default')
+    .option(...databaseOption)
+    .action((options) =>
+      withRuntime(options, async ({ admin }) => {
+        const client = await admin.setClientProfile(options.clientId, options.profile);
+        return `client ${client.clientId} now answers in the ${client.profile ?? 'default'} profile`;
+      }),
+    );
+
+  admin
+    .command('set-map')
+    .description('set the map the web app opens on (served at /api/v1.0/maps)')
+    .requiredOption('--tenant <name>')
+    .requiredOption('--name <name>', 'map name')
+    .requiredOption('--center <longitude,latitude>', 'center in degrees, e.g. 36.8,-1.3')
+    .requiredOption('--zoom <zoom>', 'zoom level, 0-22')
+    .option(...databaseOption)
+    .action((options) =>
+      withRuntime(options, async ({ services }) => {
+        const [longitude, latitude] = String(options.center).split(',').map(Number);
+        const map = await services.startup.setMap(options.tenant, { name: options.name, center: [longitude ?? NaN, latitude ?? NaN], zoom: Number(options.zoom) });
+        return `map ${map.name} of ${options.tenant}: center ${map.center.join(',')}, zoom ${map.zoom}`;
       }),
     );
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../db/time.js';
 import { hashSecret } from '../security/crypto.js';
 import { InputError, NotFoundError } from './errors.js';
-import { GRANT_TYPES, type GrantType, type OAuthClient, type Tenant, type User } from './model.js';
+import { API_PROFILES, type ApiProfile, GRANT_TYPES, type GrantType, type OAuthClient, type Tenant, type User } from './model.js';
 import { isValidRedirectUri } from './oauth/redirect-uri.js';
 import { PERMISSIONS, isPermission } from './permissions.js';
 import type { Store } from './ports.js';
@@ -30,6 +30,8 @@ export interface NewClientCommand {
   grants?: string[];
   redirectUris?: string[];
   permissions?: string[];
+  /** `fieldops` or `earthranger` (CONTRACT §11); absent: the server's default. */
+  profile?: string;
 }
 
 /**
@@ -82,6 +84,7 @@ export class AdminService {
       throw InputError.field('secret', 'too_short', 'A client secret has at least 16 characters.', ['Generate one with: openssl rand -base64 32']);
     }
     const permissions = checkPermissions(command.permissions ?? []);
+    const profile = command.profile === undefined ? null : checkProfile(command.profile);
     if (await this.deps.store.repos.clients.findByClientId(command.clientId)) throw InputError.field('client_id', 'unique', `Client "${command.clientId}" already exists.`);
     const client: OAuthClient = {
       id: randomUUID(),
@@ -91,6 +94,7 @@ export class AdminService {
       secretHash: command.secret !== undefined ? await hashSecret(command.secret, this.deps.passwordHashCost) : null,
       grantTypes: [...new Set(grants)] as GrantType[],
       redirectUris,
+      profile,
       createdAt: this.deps.clock.now(),
     };
     await this.deps.store.transaction(async (repos) => {
@@ -98,6 +102,16 @@ export class AdminService {
       await repos.clients.grantPermissions(client.id, permissions);
     });
     return client;
+  }
+
+  /** Changes the response profile of a client's tokens, those already issued included. */
+  async setClientProfile(clientId: string, profile: string): Promise<OAuthClient> {
+    const checked = profile === 'default' ? null : checkProfile(profile);
+    const client = await this.deps.store.repos.clients.findByClientId(clientId);
+    if (!client) throw new NotFoundError(`No client "${clientId}".`);
+    await this.deps.store.repos.clients.setProfile(client.id, checked);
+    this.deps.rightsChanged();
+    return { ...client, profile: checked };
   }
 
   async grant(username: string, codenames: string[]): Promise<User> {
@@ -124,6 +138,13 @@ export class AdminService {
     if (!tenant) throw new NotFoundError(`No tenant "${name}". Create it with: fieldops admin create-tenant --name ${name}`);
     return tenant;
   }
+}
+
+function checkProfile(profile: string): ApiProfile {
+  if (!API_PROFILES.includes(profile as ApiProfile)) {
+    throw InputError.field('profile', 'invalid', `Unknown response profile "${profile}".`, [`Use ${API_PROFILES.join(' or ')}.`]);
+  }
+  return profile as ApiProfile;
 }
 
 function checkPermissions(codenames: string[]): string[] {

@@ -54,6 +54,7 @@ export async function bootstrapEmptyDatabase(
         secretHash: null,
         grantTypes: CLI_GRANTS,
         redirectUris: CLI_REDIRECT_URIS,
+        profile: null,
         createdAt: now,
       });
     });

@@ -34,8 +34,14 @@ export interface OAuthClient {
   secretHash: string | null;
   grantTypes: GrantType[];
   redirectUris: string[];
+  /** The response profile of the client's tokens (CONTRACT §11); null: the server's default. */
+  profile: ApiProfile | null;
   createdAt: number;
 }
+
+/** Response profiles (CONTRACT §11): this service's shapes, or the original server's. */
+export const API_PROFILES = ['fieldops', 'earthranger'] as const;
+export type ApiProfile = (typeof API_PROFILES)[number];
 
 export interface AccessTokenRecord {
   id: string;

@@ -16,7 +16,8 @@ import type {
   Tenant,
   User,
 } from './model.js';
-import type { ActivityEvent, EventFile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
+import type { EventNoteRepository, EventRepository } from './events/ports.js';
+import type { ApiProfile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
 
 import type { PatrolRepository } from './patrols/ports.js';
 
@@ -50,6 +51,7 @@ export interface ClientRepository {
   findByClientId(clientId: string): Promise<OAuthClient | null>;
   findById(clientPk: string): Promise<OAuthClient | null>;
   insert(client: OAuthClient): Promise<void>;
+  setProfile(clientPk: string, profile: ApiProfile | null): Promise<void>;
   permissionsOf(clientPk: string): Promise<string[]>;
   grantPermissions(clientPk: string, codenames: readonly string[]): Promise<void>;
 }
@@ -132,6 +134,23 @@ export interface SubjectRepository {
   ensureGroup(tenantId: string, name: string, isPatrolLeaderGroup: boolean, at: number): Promise<string>;
   addToGroup(groupId: string, subjectId: string): Promise<void>;
   allowUserToView(userId: string, groupId: string): Promise<void>;
+  /** Groups with their active subjects; limited to groups the user may view unless null. */
+  groupsWithSubjects(tenantId: string, viewerUserId: string | null): Promise<Array<{ id: string; name: string; subjects: Subject[] }>>;
+}
+
+/** The site's map settings (CONTRACT §11: `maps/`). */
+export interface SiteMap {
+  id: string;
+  tenantId: string;
+  name: string;
+  center: [longitude: number, latitude: number];
+  zoom: number;
+  updatedAt: number;
+}
+
+export interface SiteMapRepository {
+  find(tenantId: string): Promise<SiteMap | null>;
+  upsert(map: SiteMap): Promise<void>;
 }
 
 export interface ChoiceFilter {
@@ -181,6 +200,8 @@ export interface Repositories {
   observations: ObservationRepository;
   sensorSubjects: SensorSubjectRepository;
   events: EventRepository;
+  eventNotes: EventNoteRepository;
+  siteMaps: SiteMapRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */
@@ -262,15 +283,5 @@ export interface SensorSubjectRepository {
   findWithStatus(tenantId: string, id: string): Promise<SubjectWithStatus | null>;
 }
 
-/** Events and their files (CONTRACT §5b); the patrols work extends this. */
-export interface EventRepository {
-  insert(event: ActivityEvent): Promise<void>;
-  update(event: ActivityEvent): Promise<void>;
-  list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string): Promise<{ total: number; events: ActivityEvent[] }>;
-  /** Segment ids linked to each event. */
-  segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>>;
-  find(tenantId: string, id: string): Promise<ActivityEvent | null>;
-  touch(tenantId: string, id: string, at: number): Promise<void>;
-  attachFile(file: EventFile): Promise<void>;
-  filesOf(tenantId: string, eventId: string): Promise<EventFile[]>;
-}
+/** Events, their files, notes and history: server/domain/events/ports.ts. */
+export type { EventRepository, EventNoteRepository } from './events/ports.js';

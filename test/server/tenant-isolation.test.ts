@@ -94,7 +94,9 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
   t.equal(await dump(), before, "tenant B changed nothing of tenant A's");
 
   const nobody = (await s.login('iso.nobody', 'Klipspringer-Pass-1')).access_token;
-  const anyUserMay = new Set(['users.get', 'choices.json']);
+  // The startup reads of the original apps (CONTRACT §11) are any user's: their own profiles,
+  // the site's map and status, the static event schema, and the empty lists of features not provided.
+  const anyUserMay = new Set(['users.get', 'choices.json', 'users.profiles', 'status', 'maps', 'events.schema', 'layers', 'featureset', 'analyzers.spatial', 'news', 'messages']);
   for (const route of routeTable(services).filter((r) => r.authenticate && !r.name.startsWith('sensors.') && !anyUserMay.has(r.name) && !['users.me', 'oauth.authorize'].includes(r.name))) {
     const response = await request(route, nobody);
     t.equal(response.status, 403, `no permission, ${route.method} ${route.name}: 403`);

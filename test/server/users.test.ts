@@ -14,7 +14,8 @@ t.test(`users API (${dialect})`, async (t) => {
       t.same(body.status, { message: 'OK', code: 200 });
       t.equal(body.data.username, 'admin');
       t.match(body.data.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
-      t.same(Object.keys(body.data).sort(), ['created_at', 'email', 'id', 'name', 'username']);
+      for (const key of ['created_at', 'email', 'id', 'name', 'username', 'first_name', 'last_name', 'is_staff', 'is_superuser', 'permissions', 'subject']) t.ok(key in body.data, key);
+      t.same(body.data.permissions.patrol, ['add', 'change', 'delete', 'view'], 'CONTRACT §11: the permission map');
     }
   });
 

@@ -1,4 +1,4 @@
-import type { GrantType, OAuthClient } from '../../domain/model.js';
+import { API_PROFILES, type ApiProfile, type GrantType, type OAuthClient } from '../../domain/model.js';
 import type { ClientRepository } from '../../domain/ports.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
@@ -11,10 +11,11 @@ export interface ClientRow {
   secret_hash: string | null;
   grant_types: string;
   redirect_uris: string;
+  api_profile: string | null;
   created_at: number | string;
 }
 
-export const CLIENT_COLUMNS = ['id', 'tenant_id', 'client_id', 'name', 'secret_hash', 'grant_types', 'redirect_uris', 'created_at'] as const;
+export const CLIENT_COLUMNS = ['id', 'tenant_id', 'client_id', 'name', 'secret_hash', 'grant_types', 'redirect_uris', 'api_profile', 'created_at'] as const;
 
 export function toClient(row: ClientRow): OAuthClient {
   return {
@@ -25,6 +26,7 @@ export function toClient(row: ClientRow): OAuthClient {
     secretHash: row.secret_hash,
     grantTypes: parseJsonColumn<GrantType[]>(row.grant_types, []),
     redirectUris: parseJsonColumn<string[]>(row.redirect_uris, []),
+    profile: API_PROFILES.includes(row.api_profile as ApiProfile) ? (row.api_profile as ApiProfile) : null,
     createdAt: fromDbMillis(row.created_at),
   };
 }
@@ -51,8 +53,13 @@ export class KnexClientRepository implements ClientRepository {
       secret_hash: client.secretHash,
       grant_types: jsonColumn(client.grantTypes),
       redirect_uris: jsonColumn(client.redirectUris),
+      api_profile: client.profile,
       created_at: client.createdAt,
     });
+  }
+
+  async setProfile(clientPk: string, profile: ApiProfile | null): Promise<void> {
+    await this.db('oauth_clients').where({ id: clientPk }).update({ api_profile: profile });
   }
 
   async permissionsOf(clientPk: string): Promise<string[]> {

@@ -31,6 +31,20 @@ export class KnexSubjectRepository implements SubjectRepository {
     return rows.map(toSubject);
   }
 
+  async groupsWithSubjects(tenantId: string, viewerUserId: string | null): Promise<Array<{ id: string; name: string; subjects: Subject[] }>> {
+    const groups = this.db('subject_groups').select('id', 'name').where({ tenant_id: tenantId }).orderBy([{ column: 'name' }, { column: 'id' }]);
+    if (viewerUserId !== null) groups.whereIn('id', this.db('user_subject_groups').select('group_id').where({ user_id: viewerUserId }));
+    const groupRows = (await groups) as Array<{ id: string; name: string }>;
+    if (groupRows.length === 0) return [];
+    const members = await this.db('subject_group_members as m')
+      .join('subjects as s', 's.id', 'm.subject_id')
+      .select('m.group_id', 's.*')
+      .where({ 's.tenant_id': tenantId, 's.is_active': true })
+      .whereIn('m.group_id', groupRows.map((group) => group.id))
+      .orderBy([{ column: 's.name' }, { column: 's.id' }]);
+    return groupRows.map((group) => ({ id: group.id, name: group.name, subjects: members.filter((row: Row) => row.group_id === group.id).map(toSubject) }));
+  }
+
   async findMany(tenantId: string, ids: readonly string[]): Promise<Subject[]> {
     if (ids.length === 0) return [];
     return (await this.db('subjects').where({ tenant_id: tenantId }).whereIn('id', [...ids])).map(toSubject);

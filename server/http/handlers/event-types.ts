@@ -24,9 +24,6 @@ export function eventTypeSupportHandlers(deps: { categories: EventCategoryServic
       ctx.body = presentEventCategory(await deps.categories.update(requestContext(ctx), key(ctx), ctx.state.body));
     },
 
-    async listV1(ctx: AppContext) {
-      ctx.body = (await deps.v1.list(requestContext(ctx))).map(presentEventTypeV1);
-    },
     async getV1(ctx: AppContext) {
       ctx.body = presentEventTypeV1(await deps.v1.get(requestContext(ctx), key(ctx)));
     },

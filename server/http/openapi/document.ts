@@ -8,7 +8,7 @@ import { INTRODUCTION, SECURITY_SCHEMES, TAGS } from './introduction.js';
  * schemas (the same objects the validator compiles). `x-` keywords of the schemas are
  * validator hints and are left out of the document.
  */
-export function buildOpenApiDocument(routes: readonly Route[], version: string): Record<string, unknown> {
+export function buildOpenApiDocument(routes: readonly Route[], version: string, variant: DocumentVariant = {}): Record<string, unknown> {
   const components: Components = {};
   const clean = (schema: unknown) => cleanSchema(schema, components);
   const paths: Record<string, Record<string, unknown>> = {};
@@ -16,19 +16,26 @@ export function buildOpenApiDocument(routes: readonly Route[], version: string):
   for (const route of routes) {
     route.paths.forEach((path, i) => {
       const template = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-      const operation = operationOf(route, template, i, clean);
+      const operation = operationOf(variant.responsesOf ? { ...route, schema: { ...route.schema, responses: variant.responsesOf(route) } } : route, template, i, clean);
       (paths[template] ??= {})[route.method.toLowerCase()] = operation;
       for (const tag of route.schema.tags) usedTags.add(tag);
     });
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'fieldops API', version, description: INTRODUCTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: { title: variant.title ?? 'fieldops API', version, description: variant.introduction ?? INTRODUCTION, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: '/', description: 'This server.' }],
     tags: TAGS.filter((tag) => usedTags.has(tag.name)),
     paths,
     components: { schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))), securitySchemes: SECURITY_SCHEMES },
   };
+}
+
+/** Another rendering of the same table (the `earthranger` response profile). */
+export interface DocumentVariant {
+  title?: string;
+  introduction?: string;
+  responsesOf?: (route: Route) => Record<number, ResponseSpec>;
 }
 
 /** Named schemas met while building (see `named()`), emitted once under components/schemas. */

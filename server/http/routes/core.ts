@@ -30,7 +30,6 @@ export function coreRoutes(services: Services): Route[] {
 
     { name: 'users.list', method: 'GET', paths: rootAndV1('/users'), authenticate: true, schema: core.usersList, handler: users.list },
     { name: 'users.create', method: 'POST', paths: rootAndV1('/users'), authenticate: true, body: json, schema: core.usersCreate, handler: users.create },
-    { name: 'users.me', method: 'GET', paths: [...rootAndV1('/users/me'), ...rootAndV1('/user/me')], authenticate: true, schema: core.usersMe, handler: users.me },
     { name: 'users.get', method: 'GET', paths: [...rootAndV1('/user/:id'), ...rootAndV1('/users/:id')], authenticate: true, schema: core.usersGet, handler: users.get },
   ];
 }

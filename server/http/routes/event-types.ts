@@ -33,7 +33,6 @@ export function eventTypeRoutes(services: Services): Route[] {
     { name: 'eventcategories.get', method: 'GET', paths: [`${categories}/:key`], authenticate: true, schema: categorySchemas.get, handler: support.getCategory },
     { name: 'eventcategories.patch', method: 'PATCH', paths: [`${categories}/:key`], authenticate: true, body: json, schema: categorySchemas.patch, handler: support.updateCategory },
 
-    { name: 'eventtypes_v1.list', method: 'GET', paths: [v1], authenticate: true, schema: v1Schemas.list, handler: support.listV1 },
     { name: 'eventtypes_v1.create', method: 'POST', paths: [v1], authenticate: true, body: json, schema: v1Schemas.create, handler: support.createV1 },
     { name: 'eventtypes_v1.get', method: 'GET', paths: [`${v1}/:key`], authenticate: true, schema: v1Schemas.get, handler: support.getV1 },
     { name: 'eventtypes_v1.replace', method: 'PUT', paths: [`${v1}/:key`], authenticate: true, body: json, schema: v1Schemas.replace, handler: support.replaceV1 },

@@ -55,7 +55,6 @@ function v1Body(required: string[]): JSONSchema {
 const v1Key = { key: { description: 'The v1 event type\'s value.', schema: str(100) } };
 
 export const v1Schemas = {
-  list: { summary: 'List v1 event types', tags: [v1Tag], responses: { 200: ok(array(v1Type)), ...errors(...AUTH_ERRORS) } },
   create: { summary: 'Store a v1 event type (its template text is checked)', tags: [v1Tag], body: { kind: 'json', schema: v1Body(['value', 'schema']) }, responses: { 201: created(v1Type), ...writeErrors(), ...errors(409) } },
   get: { summary: 'One v1 event type', tags: [v1Tag], params: v1Key, responses: { 200: ok(v1Type), ...readErrors() } },
   replace: { summary: 'Replace a v1 event type', tags: [v1Tag], params: v1Key, body: { kind: 'json', schema: v1Body(['value', 'schema']) }, responses: { 200: ok(v1Type), ...writeErrors(), ...errors(409) } },

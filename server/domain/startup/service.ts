@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../db/time.js';
+import { type Principal, type RequestContext, actingUser, hasPermission, requirePermission, requirePrincipal } from '../context.js';
+import { strongEtag } from '../catalog/etag.js';
+import { InputError, NotFoundError } from '../errors.js';
+import type { EventCategory, EventTypeV1, Subject, User } from '../model.js';
+import type { Permission } from '../permissions.js';
+import type { SiteMap, Store } from '../ports.js';
+
+/** The actions of the original's permission map, by our codename prefix. */
+const ACTIONS = ['add', 'change', 'delete', 'view'] as const;
+/** Areas of the original's permission map and the codename suffix each maps to. */
+const AREAS: Record<string, string> = { patrol: 'patrol', patroltype: 'patroltype', event: 'event', eventtype: 'eventtype', observation: 'observation', subject: 'subject', user: 'user' };
+/** A category's actions as the original's category objects name them. */
+const CATEGORY_ACTIONS: Array<[Permission, string]> = [['add_event', 'create'], ['view_event', 'read'], ['change_event', 'update']];
+
+export interface MeView {
+  user: User;
+  isSuperuser: boolean;
+  /** `{"patrol": ["add","change","delete","view"], "<category value>": [...], ...}` */
+  permissions: Record<string, string[]>;
+  subject: { id: string; name: string } | null;
+}
+
+export interface V1TypesView {
+  types: EventTypeV1[];
+  categories: Map<string, EventCategory & { permissions: string[] }>;
+  /** The caller's actions on events of any category (`create`, `read`, `update`). */
+  actions: string[];
+  etag: string;
+}
+
+/**
+ * What the original apps read to start (CONTRACT §11): the caller with its permission map,
+ * its profiles, the site's map settings, subject groups, and v1 event types with their
+ * categories. Validators are derived from what the body depends on.
+ */
+export class StartupService {
+  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+  async me(ctx: RequestContext): Promise<MeView> {
+    const principal = requirePrincipal(ctx);
+    const user = actingUser(principal);
+    if (!user) throw new NotFoundError('An application has no user record.');
+    const categories = await this.deps.store.repos.eventCategories.list(principal.tenantId, false);
+    const permissions: Record<string, string[]> = {};
+    for (const [area, suffix] of Object.entries(AREAS)) {
+      const granted = ACTIONS.filter((action) => has(principal, `${action}_${suffix}`));
+      if (granted.length) permissions[area] = granted;
+    }
+    const eventActions = ACTIONS.filter((action) => has(principal, `${action}_event`));
+    for (const category of categories) if (eventActions.length) permissions[category.value] = eventActions;
+    return { user, isSuperuser: principal.isSuperuser, permissions, subject: null };
+  }
+
+  /** The users `userId` may act as (oneself, or anyone with view_user). */
+  async profiles(ctx: RequestContext, userId: string | 'me'): Promise<User[]> {
+    const principal = requirePrincipal(ctx);
+    const self = principal.kind === 'user' ? principal.user : null;
+    const id = userId === 'me' ? self?.id : userId;
+    if (!id || (id !== self?.id && !hasPermission(principal, 'view_user'))) throw new NotFoundError('No such user.');
+    const { users } = this.deps.store.repos;
+    if (!(await users.findInTenant(principal.tenantId, id))) throw new NotFoundError('No such user.');
+    return users.findManyInTenant(principal.tenantId, await users.profileIdsOf(id));
+  }
+
+  /** Subject groups with their subjects: the groups the caller may view (all for a superuser). */
+  async subjectGroups(ctx: RequestContext): Promise<Array<{ id: string; name: string; subjects: Subject[] }>> {
+    const principal = requirePermission(ctx, 'view_subject', 'view_patrol');
+    const viewer = principal.isSuperuser || principal.kind === 'application' ? null : actingUser(principal)!.id;
+    return this.deps.store.repos.subjects.groupsWithSubjects(principal.tenantId, viewer);
+  }
+
+  async maps(ctx: RequestContext): Promise<SiteMap[]> {
+    const principal = requirePrincipal(ctx);
+    const map = await this.deps.store.repos.siteMaps.find(principal.tenantId);
+    return map ? [map] : [];
+  }
+
+  /** Sets a tenant's map settings (`fieldops admin set-map`). */
+  async setMap(tenantName: string, input: { name: string; center: [number, number]; zoom: number }): Promise<SiteMap> {
+    const tenant = await this.deps.store.repos.tenants.findByName(tenantName);
+    if (!tenant) throw new NotFoundError(`No tenant "${tenantName}".`);
+    const [longitude, latitude] = input.center;
+    if (!(Math.abs(longitude) <= 180 && Math.abs(latitude) <= 90)) throw InputError.field('center', 'invalid', 'The center is "longitude,latitude" in degrees.', ['For example: 36.8,-1.3']);
+    if (!(input.zoom >= 0 && input.zoom <= 22)) throw InputError.field('zoom', 'invalid', 'The zoom is a number from 0 to 22.');
+    if (!input.name || input.name.length > 255) throw InputError.field('name', 'invalid', 'The map name is 1-255 characters.');
+    const existing = await this.deps.store.repos.siteMaps.find(tenant.id);
+    const map: SiteMap = { id: existing?.id ?? randomUUID(), tenantId: tenant.id, name: input.name, center: [longitude, latitude], zoom: input.zoom, updatedAt: this.deps.clock.now() };
+    await this.deps.store.repos.siteMaps.upsert(map);
+    return map;
+  }
+
+  /**
+   * Active v1 event types with their categories as objects (the caller's actions on each). The
+   * ETag covers every type (its document included), every category, the choices and the
+   * caller's rights: it moves when any schema or choice changes.
+   */
+  async v1EventTypes(ctx: RequestContext, variant: string): Promise<V1TypesView> {
+    const principal = requirePermission(ctx, 'view_eventtype');
+    const { repos } = this.deps.store;
+    const [types, categories, choices] = await Promise.all([
+      repos.eventTypesV1.list(principal.tenantId),
+      repos.eventCategories.list(principal.tenantId, true),
+      repos.catalog.version(principal.tenantId, 'choices'),
+    ]);
+    const actions = CATEGORY_ACTIONS.filter(([permission]) => hasPermission(principal, permission)).map(([, action]) => action);
+    const byValue = new Map(categories.map((category) => [category.value, { ...category, permissions: actions }]));
+    const active = types.filter((type) => type.isActive && !type.migratedTo);
+    const etag = strongEtag(
+      'v1eventtypes', principal.tenantId, variant, choices.version, actions.join(','),
+      ...categories.map((c) => `${c.id}:${c.updatedAt}:${c.value}:${c.display}:${c.ordernum}:${c.isActive}`),
+      ...active.map((t) => `${t.id}:${t.updatedAt}:${strongEtag(t.schemaText)}`),
+    );
+    return { types: active, categories: byValue, actions, etag };
+  }
+}
+
+function has(principal: Principal, codename: string): boolean {
+  return principal.isSuperuser || principal.permissions.has(codename);
+}

@@ -1,0 +1,50 @@
+import { STATUS_CODES } from 'node:http';
+import type { ApiProfile } from '../../domain/model.js';
+import type { Middleware } from '../state.js';
+import { profileOf } from './profile.js';
+import { earthRangerRule } from './rules.js';
+
+/**
+ * The one presentation step (CONTRACT §11): after the handler and the error mapping, maps the
+ * response to the caller's profile. `fieldops` is what the handlers wrote; `earthranger` wraps
+ * JSON bodies in `{data, status: {code, message}}` following the route's rule (rules.ts).
+ * Error bodies already carry `status: {code, message, detail}` and keep their field keys, so
+ * they are the same in both profiles.
+ *
+ * NOTE: a client's profile is fixed per client, so a validator (ETag) never names two
+ * representations for one caller; the ETag is therefore the same in both profiles.
+ */
+export function presentProfile(defaultProfile: ApiProfile): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (profileOf(ctx.state.principal ?? null, defaultProfile) !== 'earthranger') return;
+    const rule = earthRangerRule(ctx.state.routeName);
+    if (rule.kind !== 'wrap' || ctx.state.routeName === undefined) return;
+    const status = ctx.status;
+    if (status >= 300 && status !== 204) return;
+    if (status === 204) {
+      ctx.status = 200;
+      ctx.body = envelope(rule.data ? rule.data(null, ctx, status) : null, 200);
+      return;
+    }
+    const body = ctx.body;
+    if (Buffer.isBuffer(body)) {
+      if (!/json/.test(ctx.type)) return;
+      if (rule.data) {
+        ctx.body = envelope(rule.data(JSON.parse(body.toString('utf8')), ctx, status), status);
+        return;
+      }
+      // A cached serialised JSON body (catalog lists): wrapped without parsing it again.
+      const tail = `,"status":${JSON.stringify({ code: status, message: STATUS_CODES[status] ?? 'OK' })}}`;
+      ctx.body = Buffer.concat([Buffer.from('{"data":'), body, Buffer.from(tail)]);
+      ctx.type = 'application/json; charset=utf-8';
+      return;
+    }
+    if (body === null || body === undefined || typeof body !== 'object' || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+    ctx.body = envelope(rule.data ? rule.data(body, ctx, status) : body, status);
+  };
+}
+
+function envelope(data: unknown, status: number) {
+  return { data, status: { code: status, message: STATUS_CODES[status] ?? 'OK' } };
+}

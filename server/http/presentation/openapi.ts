@@ -1,0 +1,39 @@
+import type { Route } from '../routes/types.js';
+import type { JSONSchema, ResponseSpec } from '../schemas/types.js';
+import { earthRangerRule } from './rules.js';
+
+const STATUS = { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, detail: { type: 'string' } } };
+
+/** Payloads of routes whose rule reshapes them (rules.ts); the others keep their own schema. */
+const DATA: Record<string, JSONSchema> = {
+  'eventtypes.create': { type: 'object', required: ['resource_url'], properties: { resource_url: { type: 'string' } } },
+  'eventtypes.patch': { type: 'null' },
+  'eventtypes.updates': { type: 'object', description: 'The history page; items carry `action` `added|updated|deleted` and `user` as an account.' },
+  'patroltypes.updates': { type: 'object', description: 'The history page; items carry `action` `added|updated|deleted` and `user` as an account.' },
+};
+
+/**
+ * The responses of a route as the `earthranger` profile shows them (CONTRACT §11): the same
+ * mapping as the presentation step, at the level of the description.
+ */
+export function earthRangerResponses(route: Route): Record<number, ResponseSpec> {
+  const specs = route.schema.responses;
+  const rule = earthRangerRule(route.name);
+  if (rule.kind !== 'wrap') return specs;
+  const out: Record<number, ResponseSpec> = {};
+  for (const [key, spec] of Object.entries(specs)) {
+    const status = Number(key);
+    if (status === 204) {
+      out[200] = { description: `${spec.description} (earthranger: 200 with \`data: null\`)`, json: envelope(DATA[route.name] ?? { type: 'null' }) };
+    } else if (status < 300 && spec.json) {
+      out[status] = { ...spec, json: envelope(DATA[route.name] ?? spec.json) };
+    } else {
+      out[status] = spec;
+    }
+  }
+  return out;
+}
+
+function envelope(data: JSONSchema): JSONSchema {
+  return { type: 'object', required: ['data', 'status'], properties: { data, status: STATUS } };
+}

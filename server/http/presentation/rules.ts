@@ -1,0 +1,74 @@
+import type { AppContext } from '../state.js';
+
+/**
+ * How a route's response is shown in the `earthranger` profile (CONTRACT §11), by route name:
+ * the route metadata of the presentation step. Handlers and services never see the profile.
+ *
+ * - `raw`: the same bytes in every profile (OAuth is RFC 6749 in both; health, metrics and the
+ *   API description are ours; the v2 schema documents are unwrapped in the original too).
+ * - `enveloped`: the handler already answers `{data, status}` in every profile (users API).
+ * - `wrap` (the default): `{data: <payload>, status: {code, message}}`, the payload optionally
+ *   reshaped by `data` first; a 204 becomes 200 with `data: null`.
+ */
+export type EarthRangerRule =
+  | { kind: 'raw' }
+  | { kind: 'enveloped' }
+  | { kind: 'wrap'; data?: (payload: unknown, ctx: AppContext, status: number) => unknown; status?: (status: number) => number };
+
+const RAW: EarthRangerRule = { kind: 'raw' };
+const WRAP: EarthRangerRule = { kind: 'wrap' };
+
+/** Routes whose name starts with one of these are `raw`. */
+const RAW_PREFIXES = ['oauth.', 'healthz', 'readyz', 'metrics', 'openapi', 'docs'];
+
+const RULES: Record<string, EarthRangerRule> = {
+  'eventtypes.schemas': RAW,
+  'eventtypes.schema': RAW,
+  'patroltypes.schemas': RAW,
+  'patroltypes.schema': RAW,
+  'choices.json': RAW,
+  'users.list': { kind: 'enveloped' },
+  'users.create': { kind: 'enveloped' },
+  'users.me': { kind: 'enveloped' },
+  'users.profiles': { kind: 'enveloped' },
+  'users.get': { kind: 'enveloped' },
+  // The original answers a created v2 event type with where it is, and PATCH with nothing.
+  'eventtypes.create': { kind: 'wrap', data: (payload) => ({ resource_url: `/api/v2.0/activity/eventtypes/${valueOf(payload)}` }) },
+  'eventtypes.patch': { kind: 'wrap', data: () => null },
+  'eventtypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
+  'patroltypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
+};
+
+export function earthRangerRule(routeName: string | undefined): EarthRangerRule {
+  if (routeName === undefined) return WRAP;
+  const rule = RULES[routeName];
+  if (rule) return rule;
+  return RAW_PREFIXES.some((prefix) => routeName === prefix || routeName.startsWith(prefix)) ? RAW : WRAP;
+}
+
+/** Route names with an explicit rule (tests check each names a route of the table). */
+export const RULED_ROUTES = Object.keys(RULES);
+
+function valueOf(payload: unknown): string {
+  const value = (payload as { value?: unknown } | null)?.value;
+  return encodeURIComponent(String(value ?? ''));
+}
+
+function mapResults(payload: unknown, item: (entry: Record<string, unknown>) => unknown): unknown {
+  const page = payload as { results?: unknown } | null;
+  if (!page || !Array.isArray(page.results)) return payload;
+  return { ...page, results: page.results.map((entry) => item(entry as Record<string, unknown>)) };
+}
+
+const ACTIONS: Record<string, string> = { created: 'added', updated: 'updated', deleted: 'deleted' };
+
+/** A revision history item as the original shows it: `added|updated|deleted`, the user as an account. */
+function revisionItem(entry: Record<string, unknown>): unknown {
+  const user = entry.user as { id: string; username: string; first_name?: string; last_name?: string } | null;
+  const { changes: _changes, ...rest } = entry;
+  return {
+    ...rest,
+    action: ACTIONS[String(entry.action)] ?? entry.action,
+    user: user ? { id: user.id, username: user.username, first_name: user.first_name ?? '', last_name: user.last_name ?? '', content_type: 'accounts.user' } : null,
+  };
+}

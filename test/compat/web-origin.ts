@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+};
+
+/** Paths the app calls on its own origin that belong to the service. */
+const API = /^\/(api|oauth2|v2\.0|socket\.io)(\/|$)/;
+
+export interface CallRecord {
+  method: string;
+  path: string;
+  status: number;
+}
+
+/**
+ * The web app's build and the service on one origin (as the app is deployed): static files
+ * from `buildDir` (unknown paths answer index.html: the app routes on the client), the API
+ * prefixes forwarded to `serviceUrl`. Every forwarded call is recorded with its status.
+ */
+export async function startWebOrigin(buildDir: string, serviceUrl: string): Promise<{ url: string; calls: CallRecord[]; close(): Promise<void> }> {
+  const calls: CallRecord[] = [];
+  const service = new URL(serviceUrl);
+  const root = path.resolve(buildDir);
+  const server = http.createServer((req, res) => {
+    const url = req.url ?? '/';
+    const pathname = url.split('?')[0]!;
+    if (API.test(pathname)) {
+      const upstream = http.request(
+        { host: service.hostname, port: service.port, method: req.method, path: url, headers: { ...req.headers, host: service.host } },
+        (answer) => {
+          calls.push({ method: req.method ?? 'GET', path: url, status: answer.statusCode ?? 0 });
+          if (answer.statusCode === 401 && process.env.DEBUG_ORIGIN) console.log('AUTH', String(req.headers.authorization).slice(0, 20), JSON.stringify(answer.headers));
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => {
+        calls.push({ method: req.method ?? 'GET', path: url, status: 502 });
+        res.writeHead(502).end();
+      });
+      req.pipe(upstream);
+      return;
+    }
+    let file = path.join(root, decodeURIComponent(pathname));
+    if (!file.startsWith(root) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) file = path.join(root, 'index.html');
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
