@@ -17,6 +17,7 @@ import type { PatrolFileService } from './domain/patrols/files.js';
 import type { EventService } from './domain/events/service.js';
 import type { SensorService } from './domain/sensors/service.js';
 import type { FileStore } from './storage/file-store.js';
+import type { UploadSlots } from './http/upload-slots.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { type BodyLimits, parseBody } from './http/middleware/body.js';
 import { errorMapping } from './http/middleware/errors.js';
@@ -48,6 +49,8 @@ export interface Services {
   sensors: SensorService;
   /** Content-addressed uploads under the data directory (camera-trap images; patrol files). */
   files: FileStore;
+  /** Concurrent uploads per principal and in total (429 beyond). */
+  uploadSlots: UploadSlots;
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;

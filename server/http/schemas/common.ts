@@ -109,6 +109,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The body is too large.',
   415: 'Unsupported media type.',
   422: 'The stored document cannot be served.',
+  429: 'Too many requests of this kind in flight (`Retry-After`).',
   503: 'The database is unavailable; retry later.',
 };
 
