@@ -4,10 +4,11 @@ import type { Clock } from '../../db/time.js';
 import { type RequestContext, requirePermission, requirePrincipal } from '../context.js';
 import { BodyReader } from '../catalog/fields.js';
 import { strongEtag, type Validators } from '../catalog/etag.js';
-import { InputError, NotFoundError } from '../errors.js';
+import { InputError, NotAllowedError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Choice } from '../model.js';
 import type { Store } from '../ports.js';
+import { ChoiceReadAccess } from './access.js';
 
 const CATALOG = 'choices';
 const VALUE = /^[a-z0-9_-]+$/;
@@ -17,30 +18,49 @@ const VALUE = /^[a-z0-9_-]+$/;
  * pre-rendering uses, which goes through the same read with the caller's rights.
  */
 export class ChoiceService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  private readonly access: ChoiceReadAccess;
 
-  /** Active choices of the named lists, in display order: what choices.json and pre-rendering serve. */
+  constructor(private readonly deps: { store: Store; clock: Clock }) {
+    this.access = new ChoiceReadAccess(deps);
+  }
+
+  /**
+   * Active choices of the named lists, in display order: what choices.json and pre-rendering
+   * serve. The caller must be allowed to read each list (see ChoiceReadAccess).
+   */
   async activeChoices(ctx: RequestContext, fields: readonly string[]): Promise<Choice[]> {
-    const { tenantId } = requirePrincipal(ctx);
-    if (fields.length === 0 || fields.some((field) => !CHOICE_FIELD_NAME.test(field))) {
-      throw InputError.field('field', 'invalid', 'field must name one or more choice lists (letters, digits, - and _), comma-separated.', ['For example ?field=species,condition']);
-    }
+    const principal = requirePrincipal(ctx);
+    checkFieldNames(fields);
+    await this.access.require(principal, fields);
+    return this.activeChoicesOf(principal.tenantId, fields);
+  }
+
+  private async activeChoicesOf(tenantId: string, fields: readonly string[]): Promise<Choice[]> {
+    checkFieldNames(fields);
     const choices = await this.deps.store.repos.choices.list(tenantId, { fields, includeInactive: false });
     // One list after another, in the order the fields were asked for.
     return fields.flatMap((field) => choices.filter((choice) => choice.field === field));
   }
 
   /**
-   * Resolves choice references the way choices.json would answer this caller. A reference to
-   * another host, a malformed one, a list the tenant does not have, or no rights: null, which
-   * pre-rendering turns into `{}` and a warning.
+   * Resolves choice references the way choices.json would answer this caller (`rights:
+   * 'caller'`, pre-rendering), or as the tenant itself (`'tenant'`: validating event details,
+   * which must not depend on what the caller may read). A reference to another host, a
+   * malformed one, a list the tenant does not have, or no rights: null, which pre-rendering
+   * turns into `{}` and a warning.
    */
-  resolverFor(ctx: RequestContext, ownHost: string): ChoiceResolver {
+  resolverFor(ctx: RequestContext, ownHost: string, rights: 'caller' | 'tenant' = 'caller'): ChoiceResolver {
     return async ({ url, field }) => {
       const reference = parseChoiceReference(url);
       if (!reference || !ctx.principal) return null;
       if (/^https?:\/\//i.test(url) && new URL(url).host !== ownHost) return null;
-      const choices = await this.activeChoices(ctx, [field]);
+      let choices: Choice[];
+      try {
+        choices = rights === 'tenant' ? await this.activeChoicesOf(ctx.principal.tenantId, [field]) : await this.activeChoices(ctx, [field]);
+      } catch (error) {
+        if (error instanceof NotAllowedError) return null;
+        throw error;
+      }
       return choices.length === 0 ? null : choices.map((choice) => ({ value: choice.value, display: choice.display }));
     };
   }
@@ -118,6 +138,12 @@ export class ChoiceService {
       if (result.changed) await repos.catalog.bump(tenantId, CATALOG, now);
       return result;
     });
+  }
+}
+
+function checkFieldNames(fields: readonly string[]): void {
+  if (fields.length === 0 || fields.some((field) => !CHOICE_FIELD_NAME.test(field))) {
+    throw InputError.field('field', 'invalid', 'field must name one or more choice lists (letters, digits, - and _), comma-separated.', ['For example ?field=species,condition']);
   }
 }
 

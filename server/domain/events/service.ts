@@ -97,7 +97,7 @@ export class EventService {
     if (!type || !type.isActive) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes.']);
     const stored = classifyStoredDocument(type.schema);
     if (!stored.ok || Object.keys(stored.document.json).length === 0) return details;
-    const resolver: ChoiceResolver = this.deps.choices.resolverFor(ctx, ownHost);
+    const resolver: ChoiceResolver = this.deps.choices.resolverFor(ctx, ownHost, 'tenant');
     const rendered = await preRender(stored.document, resolver, { keepRootClosure: true });
     const result = this.validators.build((rendered.document as { json: unknown }).json)(details);
     if (!result.valid) throw new InputError('event_details does not satisfy the event type schema.', { event_details: result.issues.map(toFieldIssue) });
