@@ -264,7 +264,7 @@ export interface EventRepository {
   update(event: ActivityEvent): Promise<void>;
   list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string): Promise<{ total: number; events: ActivityEvent[] }>;
   /** Segment ids linked to each event. */
-  segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>>;
+  segmentIdsOf(tenantId: string, eventIds: readonly string[]): Promise<Map<string, string[]>>;
   find(tenantId: string, id: string): Promise<ActivityEvent | null>;
   touch(tenantId: string, id: string, at: number): Promise<void>;
   attachFile(file: EventFile): Promise<void>;

@@ -69,16 +69,16 @@ export class KnexEventRepository implements EventRepository {
   /** Newest first; only the events linked to `segmentId` when given. */
   async list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string) {
     const query = this.db('events').where({ tenant_id: tenantId });
-    if (segmentId) query.whereIn('id', this.db('segment_events').select('event_id').where({ segment_id: segmentId }));
+    if (segmentId) query.whereIn('id', this.db('segment_events').select('event_id').where({ tenant_id: tenantId, segment_id: segmentId }));
     const count = await query.clone().count({ n: '*' }).first();
     const rows = await query.orderBy([{ column: 'time', order: 'desc' }, { column: 'id' }]).offset(page.offset).limit(page.limit);
     return { total: Number(count?.n ?? 0), events: rows.map(toEvent) };
   }
 
-  async segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>> {
+  async segmentIdsOf(tenantId: string, eventIds: readonly string[]): Promise<Map<string, string[]>> {
     const map = new Map<string, string[]>();
     if (eventIds.length === 0) return map;
-    for (const row of await this.db('segment_events').whereIn('event_id', [...eventIds]).orderBy('segment_id')) {
+    for (const row of await this.db('segment_events').where({ tenant_id: tenantId }).whereIn('event_id', [...eventIds]).orderBy('segment_id')) {
       map.set(row.event_id, [...(map.get(row.event_id) ?? []), row.segment_id]);
     }
     return map;

@@ -107,12 +107,12 @@ export class EventService {
   private async link(repos: Repositories, tenantId: string, eventId: string, segmentIds: string[]): Promise<void> {
     for (const segmentId of new Set(segmentIds)) {
       if (!(await repos.patrols.findSegment(tenantId, segmentId))) throw InputError.field('patrol_segments', 'unknown_segment', `No patrol segment ${segmentId}.`, ['Link existing segments only.']);
-      await repos.patrols.linkEvent(segmentId, eventId);
+      await repos.patrols.linkEvent(tenantId, segmentId, eventId);
     }
   }
 
   private async views(repos: Repositories, tenantId: string, events: ActivityEvent[]): Promise<EventView[]> {
-    const segments = await repos.events.segmentIdsOf(events.map((event) => event.id));
+    const segments = await repos.events.segmentIdsOf(tenantId, events.map((event) => event.id));
     return Promise.all(events.map(async (event) => ({ event, segmentIds: segments.get(event.id) ?? [], files: await repos.events.filesOf(tenantId, event.id) })));
   }
 
