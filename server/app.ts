@@ -18,6 +18,7 @@ import type { EventService } from './domain/events/service.js';
 import type { SensorService } from './domain/sensors/service.js';
 import type { StartupService } from './domain/startup/service.js';
 import type { FileStore } from './storage/file-store.js';
+import type { UploadSlots } from './http/upload-slots.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { type BodyLimits, parseBody } from './http/middleware/body.js';
 import { errorMapping } from './http/middleware/errors.js';
@@ -50,6 +51,8 @@ export interface Services {
   sensors: SensorService;
   /** Content-addressed uploads under the data directory (camera-trap images; patrol files). */
   files: FileStore;
+  /** Concurrent uploads per principal and in total (429 beyond). */
+  uploadSlots: UploadSlots;
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;

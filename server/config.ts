@@ -39,6 +39,8 @@ export interface Config {
   readonly authCacheMs: number;
   /** Largest patrol file upload (413 beyond). */
   readonly maxFileBytes: number;
+  /** Concurrent uploads (patrol files, camera-trap images) per principal and per process (429 beyond). */
+  readonly uploads: { readonly perPrincipal: number; readonly total: number };
   /** A static bearer token that may read /metrics (for scrapers); null: only view_metrics principals. */
   readonly metricsToken: string | null;
   /** Check every response against its described schema, recording violations (test runs). */
@@ -128,6 +130,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     loadDemoData: overrides.loadDemoData ?? false,
     authCacheMs: integer(env.FIELDOPS_AUTH_CACHE_MS, 'FIELDOPS_AUTH_CACHE_MS', 2000, 0, 60000),
     maxFileBytes: integer(env.FIELDOPS_MAX_FILE_BYTES, 'FIELDOPS_MAX_FILE_BYTES', 50 * 1024 * 1024, 1024, 2 ** 31),
+    uploads: {
+      perPrincipal: integer(env.FIELDOPS_UPLOADS_PER_PRINCIPAL, 'FIELDOPS_UPLOADS_PER_PRINCIPAL', 4, 1, 1000),
+      total: integer(env.FIELDOPS_UPLOADS_TOTAL, 'FIELDOPS_UPLOADS_TOTAL', 32, 1, 100000),
+    },
     patrolSweepSeconds: integer(env.FIELDOPS_PATROL_SWEEP_SECONDS, 'FIELDOPS_PATROL_SWEEP_SECONDS', 60, 0, 86400),
     metricsToken: env.FIELDOPS_METRICS_TOKEN || null,
     checkResponses: bool(env.FIELDOPS_CHECK_RESPONSES, false),

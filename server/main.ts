@@ -36,6 +36,7 @@ import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
 import { SensorService } from './domain/sensors/service.js';
 import { FileStore } from './storage/file-store.js';
+import { UploadSlots } from './http/upload-slots.js';
 import { Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
@@ -112,6 +113,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
     sensors: new SensorService({ store, clock, metrics }),
     files,
+    uploadSlots: new UploadSlots(config.uploads),
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,

@@ -17,7 +17,7 @@ export async function up(knex: Knex): Promise<void> {
   for (const row of rows as Array<{ id: string; tenant_id: string }>) {
     const next = (counters.get(row.tenant_id) ?? 0) + 1;
     counters.set(row.tenant_id, next);
-    await knex('events').where({ id: row.id }).update({ serial_number: next });
+    await knex('events').where({ tenant_id: row.tenant_id, id: row.id }).update({ serial_number: next });
   }
   await knex.schema.alterTable('events', (t) => {
     t.unique(['tenant_id', 'serial_number']);
@@ -35,22 +35,25 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('event_notes', (t) => {
     t.uuid('id').primary();
     t.uuid('tenant_id').notNullable().references('id').inTable('tenants').onDelete('CASCADE');
-    t.uuid('event_id').notNullable().references('id').inTable('events').onDelete('CASCADE');
+    t.uuid('event_id').notNullable();
     t.text('text').notNullable();
     t.uuid('created_by_user_id').nullable().references('id').inTable('users').onDelete('SET NULL');
     t.bigInteger('created_at').notNullable();
     t.bigInteger('updated_at').notNullable();
+    // Event ids are unique per tenant (20261123_0201): the key names both.
+    t.foreign(['tenant_id', 'event_id']).references(['tenant_id', 'id']).inTable('events').onDelete('CASCADE');
     t.index(['event_id', 'created_at']);
   });
 
   await knex.schema.createTable('event_updates', (t) => {
     t.uuid('id').primary();
     t.uuid('tenant_id').notNullable().references('id').inTable('tenants').onDelete('CASCADE');
-    t.uuid('event_id').notNullable().references('id').inTable('events').onDelete('CASCADE');
+    t.uuid('event_id').notNullable();
     t.string('type', 40).notNullable();
     t.text('message').notNullable();
     t.uuid('user_id').nullable().references('id').inTable('users').onDelete('SET NULL');
     t.bigInteger('time').notNullable();
+    t.foreign(['tenant_id', 'event_id']).references(['tenant_id', 'id']).inTable('events').onDelete('CASCADE');
     t.index(['event_id', 'time']);
   });
 

@@ -4,6 +4,7 @@ import * as catalogs from './20261121_0002_catalogs.js';
 import * as eventTypes from './20261121_0003_event_types.js';
 import * as sensors from './20261121_0004_sensors.js';
 import * as patrols from './20261121_0005_patrols.js';
+import * as tenantScopedIds from './20261123_0201_tenant_scoped_ids.js';
 import * as clientProfile from './20261123_0401_client_profile.js';
 import * as siteMaps from './20261123_0402_site_maps.js';
 import * as eventsFamily from './20261123_0501_events_family.js';
@@ -18,6 +19,7 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261121_0003_event_types', migration: eventTypes },
   { name: '20261121_0004_sensors', migration: sensors },
   { name: '20261121_0005_patrols', migration: patrols },
+  { name: '20261123_0201_tenant_scoped_ids', migration: tenantScopedIds },
   { name: '20261123_0401_client_profile', migration: clientProfile },
   { name: '20261123_0402_site_maps', migration: siteMaps },
   { name: '20261123_0501_events_family', migration: eventsFamily },

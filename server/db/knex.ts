@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
+import { createPrivateFileSync, ensurePrivateDirSync } from '../security/private-files.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -47,7 +47,9 @@ function poolStatsOf(knex: Knex, max: number): () => PoolStats {
  */
 export function openDatabase(config: DatabaseConfig): Database {
   if (config.dialect === 'sqlite') {
-    fs.mkdirSync(path.dirname(config.filename), { recursive: true });
+    // 0700 directories and a 0600 database file (its -wal and -shm follow the file's mode).
+    ensurePrivateDirSync(path.dirname(config.filename));
+    if (config.filename !== ':memory:') createPrivateFileSync(config.filename);
     const knex = knexFactory({
       client: 'better-sqlite3',
       connection: { filename: config.filename },

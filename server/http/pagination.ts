@@ -1,9 +1,14 @@
 import { InputError, NotFoundError } from '../domain/errors.js';
-import { requestOrigin } from './query.js';
+import { requestUrl } from './query.js';
 import type { AppContext } from './state.js';
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 4000;
+/**
+ * No list holds 10^9 rows: a page starting beyond is past the end whatever the data (404, as
+ * any page past the end), and the offset stays far inside every integer type of both databases.
+ */
+export const MAX_OFFSET = 1_000_000_000;
 
 export interface Page {
   page: number;
@@ -12,18 +17,23 @@ export interface Page {
   limit: number;
 }
 
-/** `page` (1-based) and `page_size` (default 25, at most 4000), CONTRACT §1. */
+/**
+ * `page` (1-based) and `page_size` (default 25, larger values count as 4000), CONTRACT §1.
+ * Decimal digits only; a page starting past MAX_OFFSET is 404 before any query runs.
+ */
 export function readPage(ctx: AppContext): Page {
-  const page = positiveInteger(ctx, 'page', 1, Number.MAX_SAFE_INTEGER);
-  const pageSize = positiveInteger(ctx, 'page_size', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  return { page, pageSize, offset: (page - 1) * pageSize, limit: pageSize };
+  const page = positiveInteger(ctx, 'page', 1);
+  const pageSize = Math.min(positiveInteger(ctx, 'page_size', DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE);
+  const offset = (page - 1) * pageSize;
+  if (offset > MAX_OFFSET) throw new NotFoundError('Invalid page.');
+  return { page, pageSize, offset, limit: pageSize };
 }
 
 /** `{count, next, previous, results}` with absolute links; a page past the end is 404. */
 export function pageBody<T>(ctx: AppContext, page: Page, total: number, results: T[], trustProxy: boolean) {
   if (page.page > 1 && page.offset >= total) throw new NotFoundError('Invalid page.');
   const link = (number: number) => {
-    const url = new URL(ctx.originalUrl, requestOrigin(ctx, trustProxy));
+    const url = requestUrl(ctx, trustProxy);
     url.searchParams.set('page', String(number));
     return url.toString();
   };
@@ -35,10 +45,12 @@ export function pageBody<T>(ctx: AppContext, page: Page, total: number, results:
   };
 }
 
-function positiveInteger(ctx: AppContext, name: string, fallback: number, max: number): number {
+/** A positive decimal integer; more than 15 digits is read as MAX_SAFE_INTEGER (past any end). */
+function positiveInteger(ctx: AppContext, name: string, fallback: number): number {
   const raw = ctx.query[name];
   if (raw === undefined || raw === '') return fallback;
-  const value = Number(Array.isArray(raw) ? raw[raw.length - 1] : raw);
-  if (!Number.isInteger(value) || value < 1) throw InputError.field(name, 'invalid', `${name} must be a positive integer.`, [`For example ${name}=1.`]);
-  return Math.min(value, max);
+  const text = (Array.isArray(raw) ? raw[raw.length - 1] : raw) ?? '';
+  const value = /^[0-9]{1,15}$/.test(text) ? Number(text) : /^[0-9]+$/.test(text) ? Number.MAX_SAFE_INTEGER : NaN;
+  if (!(value >= 1)) throw InputError.field(name, 'invalid', `${name} must be a positive integer.`, [`For example ${name}=1.`]);
+  return value;
 }

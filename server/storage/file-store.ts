@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PayloadTooLargeError } from '../domain/errors.js';
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../security/private-files.js';
 import { SNIFF_BYTES, sniffContentType } from './sniff.js';
 
 /** What a stored file is: its content address, size, location under the root, and sniffed type. */
@@ -63,7 +64,7 @@ export class FileStore {
 
   /** Receives `source` completely; more than `maxBytes` is a PayloadTooLargeError (413). */
   async stage(source: Readable, options: { maxBytes: number }): Promise<StagedFile> {
-    await fs.promises.mkdir(this.tempDir, { recursive: true });
+    await ensurePrivateDir(this.tempDir);
     const temp = path.join(this.tempDir, `${randomUUID()}.part`);
     const hash = createHash('sha256');
     const head: Buffer[] = [];
@@ -82,7 +83,7 @@ export class FileStore {
       },
     });
     try {
-      await pipeline(source, meter, fs.createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(source, meter, fs.createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
       await fsyncPath(temp, 'r+');
     } catch (error) {
       await fs.promises.rm(temp, { force: true });
@@ -131,7 +132,7 @@ export class FileStore {
   private async moveIntoPlace(temp: string, file: Omit<StoredFile, 'path'>): Promise<StoredFile> {
     const relative = relativePathOf(file.sha256);
     const target = this.absolutePath(relative);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await ensurePrivateDir(path.dirname(target));
     // Same bytes, same name: replacing an existing copy is harmless and keeps this atomic.
     await fs.promises.rename(temp, target);
     await fsyncPath(path.dirname(target), 'r');

@@ -12,7 +12,8 @@ const CAMERA = '/sensors/camera-trap/reconyx-north/status';
 
 t.test(`camera traps (${dialect})`, async (t) => {
   const clock = new ManualClock();
-  const s = await startTestServer(t, { clock });
+  // Six concurrent uploads of one principal below: above the default per-principal upload cap.
+  const s = await startTestServer(t, { clock, env: { FIELDOPS_UPLOADS_PER_PRINCIPAL: '8' } });
   if (!s) return;
   const admin = (await s.login()).access_token;
   const store = s.server.runtime.services.files;

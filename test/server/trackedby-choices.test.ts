@@ -89,7 +89,7 @@ t.test(`tracked-by schema and choices (${dialect})`, async (t) => {
     t.equal((await s.json(`/api/v2.0/choices/${mine.id}`, send('PATCH', { display: 'Stolen' }, east))).status, 404);
     await admin.createUser({ tenant: 'default', username: 'chooser', password: 'Sunbird-Pass-8', permissions: [] });
     const plain = (await s.login('chooser', 'Sunbird-Pass-8')).access_token;
-    t.equal((await s.json('/v2.0/schemas/choices.json?field=colour', { token: plain })).status, 200, 'any user of the tenant reads choices.json');
+    t.equal((await s.json('/v2.0/schemas/choices.json?field=colour', { token: plain })).status, 403, 'choices.json needs view_choice (or a type referencing the list), like the list (issue 13)');
     t.equal((await s.json('/api/v2.0/choices', { token: plain })).status, 403);
     t.equal((await s.json('/api/v2.0/choices', send('POST', { field: 'a', value: 'b' }, plain))).status, 403);
     await admin.createUser({ tenant: 'default', username: 'chooser.editor', password: 'Sunbird-Editor-Pass-9', permissions: ['change_choice'] });

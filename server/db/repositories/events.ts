@@ -97,7 +97,7 @@ export class KnexEventRepository implements EventRepository {
   /** Ordered by the filter's sort (newest time first by default), then id; only events linked to `segmentId` when given. */
   async list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string, filter?: EventListFilter) {
     const query = this.db('events').where({ tenant_id: tenantId });
-    if (segmentId) query.whereIn('id', this.db('segment_events').select('event_id').where({ segment_id: segmentId }));
+    if (segmentId) query.whereIn('id', this.db('segment_events').select('event_id').where({ tenant_id: tenantId, segment_id: segmentId }));
     if (filter) applyEventFilter(query, filter);
     const count = await query.clone().count({ n: '*' }).first();
     const sort = filter?.sort ?? { column: 'time', descending: true };
@@ -105,10 +105,10 @@ export class KnexEventRepository implements EventRepository {
     return { total: Number(count?.n ?? 0), events: rows.map(toEvent) };
   }
 
-  async segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>> {
+  async segmentIdsOf(tenantId: string, eventIds: readonly string[]): Promise<Map<string, string[]>> {
     const map = new Map<string, string[]>();
     if (eventIds.length === 0) return map;
-    for (const row of await this.db('segment_events').whereIn('event_id', [...eventIds]).orderBy('segment_id')) {
+    for (const row of await this.db('segment_events').where({ tenant_id: tenantId }).whereIn('event_id', [...eventIds]).orderBy('segment_id')) {
       map.set(row.event_id, [...(map.get(row.event_id) ?? []), row.segment_id]);
     }
     return map;

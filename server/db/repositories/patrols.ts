@@ -62,7 +62,7 @@ export class KnexPatrolRepository implements PatrolRepository {
       );
     }
     const segmentsWith = (column: string, values: string[]) =>
-      this.db('patrol_segments').select(this.db.raw('1')).whereRaw('patrol_segments.patrol_id = patrols.id').whereIn(column, values);
+      this.db('patrol_segments').select(this.db.raw('1')).whereRaw('patrol_segments.tenant_id = patrols.tenant_id AND patrol_segments.patrol_id = patrols.id').whereIn(column, values);
     if (filter.patrolTypeIds) query.whereExists(segmentsWith('patrol_segments.patrol_type_id', filter.patrolTypeIds));
     if (filter.trackedBy) query.whereExists(segmentsWith('patrol_segments.leader_id', filter.trackedBy));
     if (filter.excludeEmpty) query.where('patrols.segment_count', '>', 0);
@@ -104,17 +104,17 @@ export class KnexPatrolRepository implements PatrolRepository {
     return { total: Number(count?.n ?? 0), segments: rows.map(toSegment) };
   }
 
-  async eventIdsOf(segmentIds: readonly string[]): Promise<Map<string, string[]>> {
+  async eventIdsOf(tenantId: string, segmentIds: readonly string[]): Promise<Map<string, string[]>> {
     const map = new Map<string, string[]>();
     if (segmentIds.length === 0) return map;
-    for (const row of await this.db('segment_events').whereIn('segment_id', [...segmentIds]).orderBy('event_id')) {
+    for (const row of await this.db('segment_events').where({ tenant_id: tenantId }).whereIn('segment_id', [...segmentIds]).orderBy('event_id')) {
       map.set(row.segment_id, [...(map.get(row.segment_id) ?? []), row.event_id]);
     }
     return map;
   }
 
-  async linkEvent(segmentId: string, eventId: string): Promise<void> {
-    await this.db('segment_events').insert({ segment_id: segmentId, event_id: eventId }).onConflict(['segment_id', 'event_id']).ignore();
+  async linkEvent(tenantId: string, segmentId: string, eventId: string): Promise<void> {
+    await this.db('segment_events').insert({ tenant_id: tenantId, segment_id: segmentId, event_id: eventId }).onConflict(['tenant_id', 'segment_id', 'event_id']).ignore();
   }
 
   async notesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolNote[]> {
@@ -161,8 +161,8 @@ export class KnexPatrolRepository implements PatrolRepository {
     return rows.map((row: { id: string; tenant_id: string }) => ({ id: row.id, tenantId: row.tenant_id }));
   }
 
-  async completeIfDue(id: string, now: number): Promise<boolean> {
-    const count = await this.db('patrols').where({ id, state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now).update({ state: 'done', updated_at: now });
+  async completeIfDue(tenantId: string, id: string, now: number): Promise<boolean> {
+    const count = await this.db('patrols').where({ tenant_id: tenantId, id, state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now).update({ state: 'done', updated_at: now });
     return count === 1;
   }
 }

@@ -4,10 +4,11 @@ import type { Clock } from '../../db/time.js';
 import { type RequestContext, requirePermission, requirePrincipal } from '../context.js';
 import { BodyReader } from '../catalog/fields.js';
 import { strongEtag, type Validators } from '../catalog/etag.js';
-import { InputError, NotFoundError } from '../errors.js';
+import { InputError, NotAllowedError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Choice } from '../model.js';
 import type { Store } from '../ports.js';
+import { ChoiceReadAccess } from './access.js';
 
 const CATALOG = 'choices';
 const VALUE = /^[a-z0-9_-]+$/;
@@ -17,14 +18,25 @@ const VALUE = /^[a-z0-9_-]+$/;
  * pre-rendering uses, which goes through the same read with the caller's rights.
  */
 export class ChoiceService {
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  private readonly access: ChoiceReadAccess;
 
-  /** Active choices of the named lists, in display order: what choices.json and pre-rendering serve. */
+  constructor(private readonly deps: { store: Store; clock: Clock }) {
+    this.access = new ChoiceReadAccess(deps);
+  }
+
+  /**
+   * Active choices of the named lists, in display order: what choices.json and pre-rendering
+   * serve. The caller must be allowed to read each list (see ChoiceReadAccess).
+   */
   async activeChoices(ctx: RequestContext, fields: readonly string[]): Promise<Choice[]> {
-    const { tenantId } = requirePrincipal(ctx);
-    if (fields.length === 0 || fields.some((field) => !CHOICE_FIELD_NAME.test(field))) {
-      throw InputError.field('field', 'invalid', 'field must name one or more choice lists (letters, digits, - and _), comma-separated.', ['For example ?field=species,condition']);
-    }
+    const principal = requirePrincipal(ctx);
+    checkFieldNames(fields);
+    await this.access.require(principal, fields);
+    return this.activeChoicesOf(principal.tenantId, fields);
+  }
+
+  private async activeChoicesOf(tenantId: string, fields: readonly string[]): Promise<Choice[]> {
+    checkFieldNames(fields);
     const choices = await this.deps.store.repos.choices.list(tenantId, { fields, includeInactive: false });
     // One list after another, in the order the fields were asked for.
     return fields.flatMap((field) => choices.filter((choice) => choice.field === field));
@@ -34,14 +46,20 @@ export class ChoiceService {
    * Resolves choice references the way choices.json would answer this caller. CONTRACT §11: a
    * reference is resolved by its path on any host (documents carry the base URL of the site
    * that wrote them) and nothing is ever fetched, so the answer depends on no request header.
-   * A malformed reference (an unknown path), a list the tenant does not have, or no rights:
-   * null, which pre-rendering turns into `{}` and a warning.
+   * A malformed reference (an unknown path), a list the tenant does not have, or no rights
+   * (ChoiceReadAccess): null, which pre-rendering turns into `{}` and a warning.
    */
   resolverFor(ctx: RequestContext): ChoiceResolver {
     return async ({ url, field }) => {
       const reference = parseChoiceReference(url);
       if (!reference || !reference.fields.includes(field) || !ctx.principal) return null;
-      const choices = await this.activeChoices(ctx, [field]);
+      let choices: Choice[];
+      try {
+        choices = await this.activeChoices(ctx, [field]);
+      } catch (error) {
+        if (error instanceof NotAllowedError) return null;
+        throw error;
+      }
       return choices.length === 0 ? null : choices.map((choice) => ({ value: choice.value, display: choice.display }));
     };
   }
@@ -135,6 +153,12 @@ export class ChoiceService {
       if (result.changed) await repos.catalog.bump(tenantId, CATALOG, now);
       return result;
     });
+  }
+}
+
+function checkFieldNames(fields: readonly string[]): void {
+  if (fields.length === 0 || fields.some((field) => !CHOICE_FIELD_NAME.test(field))) {
+    throw InputError.field('field', 'invalid', 'field must name one or more choice lists (letters, digits, - and _), comma-separated.', ['For example ?field=species,condition']);
   }
 }
 

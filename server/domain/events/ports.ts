@@ -14,7 +14,7 @@ export interface EventRepository {
   delete(tenantId: string, id: string): Promise<boolean>;
   list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string, filter?: EventListFilter): Promise<{ total: number; events: EventRecord[] }>;
   /** Segment ids linked to each event. */
-  segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>>;
+  segmentIdsOf(tenantId: string, eventIds: readonly string[]): Promise<Map<string, string[]>>;
   find(tenantId: string, id: string): Promise<EventRecord | null>;
   /** A change to the event's notes or files: a new updated_at and revision. */
   touch(tenantId: string, id: string, at: number): Promise<void>;

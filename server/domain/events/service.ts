@@ -200,7 +200,7 @@ export class EventService {
   private async link(repos: Repositories, tenantId: string, eventId: string, segmentIds: string[]): Promise<void> {
     for (const segmentId of new Set(segmentIds)) {
       if (!(await repos.patrols.findSegment(tenantId, segmentId))) throw InputError.field('patrol_segments', 'unknown_segment', `No patrol segment ${segmentId}.`, ['Link existing segments only.']);
-      await repos.patrols.linkEvent(segmentId, eventId);
+      await repos.patrols.linkEvent(tenantId, segmentId, eventId);
     }
   }
 }

@@ -9,12 +9,11 @@ import type { EventRecord, EventView } from './model.js';
  */
 export async function loadEventViews(repos: Repositories, checker: EventDetailsChecker, tenantId: string, events: EventRecord[]): Promise<EventView[]> {
   const ids = events.map((event) => event.id);
-  const [segments, files, notes, updates] = await Promise.all([
-    repos.events.segmentIdsOf(ids),
-    repos.events.filesOfMany(tenantId, ids),
-    repos.eventNotes.notesOf(tenantId, ids),
-    repos.eventNotes.updatesOf(tenantId, ids),
-  ]);
+  // One after another: `repos` may be a transaction, whose queries run on one connection.
+  const segments = await repos.events.segmentIdsOf(tenantId, ids);
+  const files = await repos.events.filesOfMany(tenantId, ids);
+  const notes = await repos.eventNotes.notesOf(tenantId, ids);
+  const updates = await repos.eventNotes.updatesOf(tenantId, ids);
   const userIds = new Set<string>();
   for (const event of events) if (event.createdByUserId) userIds.add(event.createdByUserId);
   for (const entry of [...notes, ...updates]) {

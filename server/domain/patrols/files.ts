@@ -40,6 +40,15 @@ export class PatrolFileService {
     return { file, stream: this.deps.files.openRead(file.storagePath) };
   }
 
+  /**
+   * Whether the caller may add a file to this patrol: asked before the upload's body is read,
+   * so that an anonymous or unpermitted caller, or an unknown patrol, costs no disk.
+   */
+  async authorizeUpload(ctx: RequestContext, patrolId: string): Promise<void> {
+    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    await this.deps.patrols.findPatrol(this.deps.store.repos, tenantId, patrolId);
+  }
+
   /** Stores an uploaded file (already staged) and its metadata, in one transaction. */
   async create(ctx: RequestContext, patrolId: string, upload: { staged: StagedFile | null; filename: string; fields: Record<string, string[]> }): Promise<PatrolFile> {
     const { tenantId } = requirePermission(ctx, 'change_patrol');

@@ -17,8 +17,8 @@ export interface PatrolRepository {
   insertSegment(segment: PatrolSegment): Promise<void>;
   updateSegment(segment: PatrolSegment): Promise<void>;
   listSegments(tenantId: string, page: { offset: number; limit: number }): Promise<{ total: number; segments: PatrolSegment[] }>;
-  eventIdsOf(segmentIds: readonly string[]): Promise<Map<string, string[]>>;
-  linkEvent(segmentId: string, eventId: string): Promise<void>;
+  eventIdsOf(tenantId: string, segmentIds: readonly string[]): Promise<Map<string, string[]>>;
+  linkEvent(tenantId: string, segmentId: string, eventId: string): Promise<void>;
 
   notesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolNote[]>;
   insertNote(note: PatrolNote): Promise<void>;
@@ -34,5 +34,5 @@ export interface PatrolRepository {
   /** Open patrols (of every tenant) whose segments have all ended at or before `now`. */
   dueForCompletion(now: number, limit: number): Promise<Array<{ id: string; tenantId: string }>>;
   /** done only if still open and still due; false when another process got there first. */
-  completeIfDue(id: string, now: number): Promise<boolean>;
+  completeIfDue(tenantId: string, id: string, now: number): Promise<boolean>;
 }

@@ -21,7 +21,7 @@ export class PatrolSweeper {
     let completed = 0;
     for (const { id, tenantId } of await this.deps.store.repos.patrols.dueForCompletion(now, batch)) {
       const won = await this.deps.store.transaction(async (repos) => {
-        if (!(await repos.patrols.completeIfDue(id, now))) return false;
+        if (!(await repos.patrols.completeIfDue(tenantId, id, now))) return false;
         const patrol = (await repos.patrols.findPatrol(tenantId, id))!;
         await this.deps.patrols.record(repos, null, patrol, 'update_patrol_state', 'Patrol state changed to done automatically', now);
         return true;

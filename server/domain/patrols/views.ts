@@ -28,7 +28,7 @@ export async function loadSegmentViews(repos: Repositories, tenantId: string, se
     repos.patrolTypes.findMany(tenantId, typeIds),
     repos.subjects.findMany(tenantId, subjectIds),
     repos.users.findManyInTenant(tenantId, userIds),
-    repos.patrols.eventIdsOf(segments.map((s) => s.id)),
+    repos.patrols.eventIdsOf(tenantId, segments.map((s) => s.id)),
   ]);
   return segments.map((segment) => {
     const subject = segment.leaderType === 'observations.subject' ? subjects.find((s) => s.id === segment.leaderId) : undefined;

@@ -36,15 +36,18 @@ export class UserService {
     return user;
   }
 
-  /** One user of the tenant: oneself always, anyone else with `view_user`. */
+  /**
+   * One user of the tenant: oneself always, anyone else with `view_user`. The permission is
+   * decided before the lookup, so that without it every other id is the same 403, whether the
+   * user exists, in this tenant or another (no existence oracle).
+   */
   async get(ctx: RequestContext, userId: string): Promise<User> {
     const principal = requirePrincipal(ctx);
-    if (!isUuid(userId)) throw new NotFoundError();
     const self = actingUser(principal);
-    if (self?.id === userId) return self;
-    const user = await this.deps.store.repos.users.findInTenant(principal.tenantId, userId);
-    if (!user) throw new NotFoundError();
+    if (self && self.id === userId.toLowerCase()) return self;
     if (!hasPermission(principal, 'view_user')) throw new NotAllowedError();
+    const user = isUuid(userId) ? await this.deps.store.repos.users.findInTenant(principal.tenantId, userId.toLowerCase()) : null;
+    if (!user) throw new NotFoundError();
     return user;
   }
 

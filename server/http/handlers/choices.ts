@@ -2,7 +2,7 @@ import type { ChoiceService } from '../../domain/choices/service.js';
 import { pageBody, readPage } from '../pagination.js';
 import { answerConditionally } from '../conditional.js';
 import { presentChoice } from '../presenters.js';
-import { queryBoolean, queryString, requestOrigin } from '../query.js';
+import { queryBoolean, queryString, requestOrigin, requestUrl } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
 export function choiceHandlers(choices: ChoiceService, trustProxy: boolean) {
@@ -12,7 +12,7 @@ export function choiceHandlers(choices: ChoiceService, trustProxy: boolean) {
       const fields = ctx.querystring ? new URLSearchParams(ctx.querystring).getAll('field').flatMap((value) => value.split(',')) : [];
       const entries = await choices.activeChoices(requestContext(ctx), fields);
       ctx.body = {
-        $id: new URL(ctx.originalUrl, requestOrigin(ctx, trustProxy)).toString(),
+        $id: requestUrl(ctx, trustProxy).toString(),
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'string',
         title: 'Choices',

@@ -2,13 +2,14 @@ import type { EventFileRecord, EventNote } from '../../domain/events/model.js';
 import type { EventService } from '../../domain/events/service.js';
 import type { FileStore } from '../../storage/file-store.js';
 import { withUpload } from '../middleware/upload.js';
+import type { UploadSlots } from '../upload-slots.js';
 import { presentEventFile, presentEventNote } from './events-presenters.js';
 import { requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 import { contentDisposition } from './patrol-files.js';
 
 /** Notes and files of an event: `activity/event/<id>/notes`, `/note/<note_id>`, `/files/`, `/file/<file_id>`. */
-export function eventPartHandlers(deps: { events: EventService; files: FileStore; maxFieldBytes: number; trustProxy: boolean }) {
+export function eventPartHandlers(deps: { events: EventService; files: FileStore; uploadSlots: UploadSlots; maxFieldBytes: number; trustProxy: boolean }) {
   const { notes, files } = deps.events;
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
   const eventId = (ctx: AppContext) => String(ctx.params.id);
@@ -44,8 +45,10 @@ export function eventPartHandlers(deps: { events: EventService; files: FileStore
     },
     /** Multipart `filecontent.file` + `comment`; refused (403, 404) before the bytes are read. */
     async upload(ctx: AppContext) {
-      await files.authorizeUpload(requestContext(ctx), eventId(ctx));
-      const options = { fileField: 'filecontent.file', maxFileBytes: files.maxFileBytes, maxFieldBytes: deps.maxFieldBytes };
+      const options = {
+        fileField: 'filecontent.file', maxFileBytes: files.maxFileBytes, maxFieldBytes: deps.maxFieldBytes, slots: deps.uploadSlots,
+        authorize: () => files.authorizeUpload(requestContext(ctx), eventId(ctx)),
+      };
       const stored = await withUpload(ctx, deps.files, options, (upload) =>
         files.create(requestContext(ctx), eventId(ctx), { staged: upload.file?.staged ?? null, filename: upload.file?.filename ?? '', fields: upload.fields }),
       );

@@ -1,5 +1,6 @@
 import type { PatrolFileService } from '../../domain/patrols/files.js';
 import type { FileStore } from '../../storage/file-store.js';
+import type { UploadSlots } from '../upload-slots.js';
 import { withUpload } from '../middleware/upload.js';
 import { readBody, type BodyLimits } from '../middleware/body.js';
 import { presentPatrolFile } from '../presenters-patrols.js';
@@ -7,7 +8,7 @@ import { requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
 /** Patrol files: multipart upload (`filecontent.file`, `comment`, `ordernum`), metadata, and the bytes. */
-export function patrolFileHandlers(deps: { service: PatrolFileService; files: FileStore; bodyLimits: BodyLimits; trustProxy: boolean }) {
+export function patrolFileHandlers(deps: { service: PatrolFileService; files: FileStore; uploadSlots: UploadSlots; bodyLimits: BodyLimits; trustProxy: boolean }) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
   const patrolId = (ctx: AppContext) => String(ctx.params.id);
   const fileId = (ctx: AppContext) => String(ctx.params.fileId);
@@ -19,7 +20,10 @@ export function patrolFileHandlers(deps: { service: PatrolFileService; files: Fi
       ctx.body = presentPatrolFile(await deps.service.get(requestContext(ctx), patrolId(ctx), fileId(ctx)), origin(ctx));
     },
     async upload(ctx: AppContext) {
-      const options = { fileField: 'filecontent.file', maxFileBytes: deps.service.maxFileBytes, maxFieldBytes: 8192 };
+      const options = {
+        fileField: 'filecontent.file', maxFileBytes: deps.service.maxFileBytes, maxFieldBytes: 8192, slots: deps.uploadSlots,
+        authorize: () => deps.service.authorizeUpload(requestContext(ctx), patrolId(ctx)),
+      };
       const file = await withUpload(ctx, deps.files, options, (upload) =>
         deps.service.create(requestContext(ctx), patrolId(ctx), { staged: upload.file?.staged ?? null, filename: upload.file?.filename ?? '', fields: upload.fields }),
       );

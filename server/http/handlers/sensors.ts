@@ -3,6 +3,7 @@ import type { SubjectWithStatus } from '../../domain/ports.js';
 import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type SensorService } from '../../domain/sensors/service.js';
 import { toIso } from '../../db/time.js';
 import type { FileStore } from '../../storage/file-store.js';
+import type { UploadSlots } from '../upload-slots.js';
 import { withUpload } from '../middleware/upload.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentSubject } from '../presenters.js';
@@ -43,11 +44,12 @@ export function presentSubjectWithStatus({ subject, status, groups }: SubjectWit
 export interface SensorHandlerDeps {
   sensors: SensorService;
   files: FileStore;
+  uploadSlots: UploadSlots;
   maxFieldBytes: number;
   trustProxy: boolean;
 }
 
-export function sensorHandlers({ sensors, files, maxFieldBytes, trustProxy }: SensorHandlerDeps) {
+export function sensorHandlers({ sensors, files, uploadSlots, maxFieldBytes, trustProxy }: SensorHandlerDeps) {
   const key = (ctx: AppContext) => String(ctx.params.provider_key);
   return {
     /** gps-radio, and the generic `<type>` (the type is the route's `:type`, else gps-radio). */
@@ -62,9 +64,8 @@ export function sensorHandlers({ sensors, files, maxFieldBytes, trustProxy }: Se
       else envelope(ctx, outcome.result.created > 0 ? 201 : 200, outcome.result);
     },
     async cameraTrap(ctx: AppContext) {
-      // Refuse before receiving the image, not after.
-      sensors.authorizeIntake(requestContext(ctx));
-      const options = { fileField: IMAGE_FIELD, maxFileBytes: CAMERA_TRAP_MAX_IMAGE_BYTES, maxFieldBytes };
+      // Refused before receiving the image, not after.
+      const options = { fileField: IMAGE_FIELD, maxFileBytes: CAMERA_TRAP_MAX_IMAGE_BYTES, maxFieldBytes, slots: uploadSlots, authorize: () => sensors.authorizeIntake(requestContext(ctx)) };
       const { eventId } = await withUpload(ctx, files, options, (upload) =>
         sensors.reportCameraTrap(requestContext(ctx), key(ctx), upload.fields, upload.file?.staged ?? null, upload.file?.filename ?? ''),
       );

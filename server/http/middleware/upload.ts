@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import busboy from 'busboy';
-import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../domain/errors.js';
+import { AuthenticationError, InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../domain/errors.js';
 import type { FileStore, StagedFile } from '../../storage/file-store.js';
+import { TooManyUploadsError, type UploadSlots } from '../upload-slots.js';
 import type { AppContext } from '../state.js';
 import type { FormFields } from './body.js';
 
@@ -10,6 +11,13 @@ export interface UploadOptions {
   fileField: string;
   maxFileBytes: number;
   maxFieldBytes: number;
+  /**
+   * Decides whether the caller may upload here at all (authentication, permission, the target
+   * existing in the caller's tenant): throws to refuse. Runs before a byte of the body is read.
+   */
+  authorize: () => Promise<void> | void;
+  /** Concurrent uploads per principal and in total. */
+  slots: UploadSlots;
 }
 
 export interface UploadedFile {
@@ -26,20 +34,42 @@ export interface Upload {
 type Staging = { ok: true; staged: StagedFile } | { ok: false; error: unknown };
 
 /**
- * Reads a multipart/form-data request with at most one file, streamed into the file store's
- * staging area (never held in memory), and runs `work` with it. Whatever `work` did not commit
- * is discarded afterwards; an interrupted or failed upload leaves no file behind.
+ * Admits the upload (authorised, and a slot free), then reads a multipart/form-data request
+ * with at most one file, streamed into the file store's staging area (never held in memory),
+ * and runs `work` with it. Whatever `work` did not commit is discarded afterwards; an
+ * interrupted or failed upload leaves no file behind.
  */
 export async function withUpload<T>(ctx: AppContext, store: FileStore, options: UploadOptions, work: (upload: Upload) => Promise<T>): Promise<T> {
-  const upload = await readUpload(ctx, store, options);
+  const release = await admit(ctx, options);
   try {
-    return await work(upload);
+    const upload = await readUpload(ctx, store, options);
+    try {
+      return await work(upload);
+    } finally {
+      await upload.file?.staged.discard();
+    }
   } finally {
-    await upload.file?.staged.discard();
+    release();
   }
 }
 
-export function readUpload(ctx: AppContext, store: FileStore, options: UploadOptions): Promise<Upload> {
+/**
+ * Refusals happen before the body is read. The answer then closes the connection, so the server
+ * neither stages nor drains what the client is still sending.
+ */
+async function admit(ctx: AppContext, options: UploadOptions): Promise<() => void> {
+  try {
+    await options.authorize();
+    if (!ctx.state.principal) throw new AuthenticationError();
+    return options.slots.acquire(ctx.state.principal);
+  } catch (error) {
+    ctx.set('Connection', 'close');
+    if (error instanceof TooManyUploadsError) ctx.set('Retry-After', '1');
+    throw error;
+  }
+}
+
+function readUpload(ctx: AppContext, store: FileStore, options: Pick<UploadOptions, 'fileField' | 'maxFileBytes' | 'maxFieldBytes'>): Promise<Upload> {
   const type = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== 'multipart/form-data') {
     return Promise.reject(new UnsupportedMediaTypeError(`Unsupported media type "${type || 'none'}"; send multipart/form-data.`));

@@ -11,7 +11,7 @@ import { eventSchemas as s } from '../schemas/events.js';
  */
 export function eventRoutes(services: Services): Route[] {
   const h = eventHandlers({ events: services.events, trustProxy: services.trustProxy });
-  const p = eventPartHandlers({ events: services.events, files: services.files, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
+  const p = eventPartHandlers({ events: services.events, files: services.files, uploadSlots: services.uploadSlots, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
   const list = '/api/v1.0/activity/events';
   const one = ['/api/v1.0/activity/event/:id', `${list}/:id`];
   const event = '/api/v1.0/activity/event/:id';

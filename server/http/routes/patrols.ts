@@ -11,7 +11,7 @@ import { patrolSchemas } from '../schemas/patrols.js';
  */
 export function patrolRoutes(services: Services): Route[] {
   const h = patrolHandlers({ patrols: services.patrols, notes: services.patrolNotes, trustProxy: services.trustProxy });
-  const f = patrolFileHandlers({ service: services.patrolFiles, files: services.files, bodyLimits: services.bodyLimits, trustProxy: services.trustProxy });
+  const f = patrolFileHandlers({ service: services.patrolFiles, files: services.files, uploadSlots: services.uploadSlots, bodyLimits: services.bodyLimits, trustProxy: services.trustProxy });
   const base = '/api/v1.0/activity/patrols';
   return [
     { name: 'segments.list', method: 'GET', paths: [`${base}/segments`], authenticate: true, schema: patrolSchemas.listSegments, handler: h.listSegments },

@@ -8,7 +8,7 @@ import { readSchemas, sensorSchemas } from '../schemas/sensors.js';
  * types come before the generic `/sensors/:type/...` so that they win.
  */
 export function sensorRoutes(services: Services): Route[] {
-  const sensors = sensorHandlers({ sensors: services.sensors, files: services.files, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
+  const sensors = sensorHandlers({ sensors: services.sensors, files: services.files, uploadSlots: services.uploadSlots, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
   const status = (type: string) => rootAndV1(`/sensors/${type}/:provider_key/status`);
   return [
     { name: 'sensors.gpsradio', method: 'POST', paths: status('gps-radio'), authenticate: true, body: json, schema: sensorSchemas.status, handler: sensors.status },

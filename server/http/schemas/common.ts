@@ -109,7 +109,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'The body is too large.',
   415: 'Unsupported media type.',
   422: 'The stored document cannot be served.',
-  429: 'Too many failed client-secret attempts (`Retry-After`).',
+  429: 'Too many requests: failed credential attempts, or uploads in flight (`Retry-After`).',
   503: 'The database is unavailable, or the server is saturated with credential checks; retry later (`Retry-After` when known).',
 };
 

@@ -19,7 +19,7 @@ export const readyz: RouteSchema = {
 export const oauthMetadata: RouteSchema = {
   summary: 'OAuth 2 authorization server metadata (RFC 8414)',
   tags: ['oauth'],
-  responses: { 200: ok({ type: 'object', required: ['issuer', 'token_endpoint'], properties: { issuer: { type: 'string', format: 'uri' }, token_endpoint: { type: 'string', format: 'uri' } } }) },
+  responses: { 200: ok({ type: 'object', required: ['issuer', 'token_endpoint'], properties: { issuer: { type: 'string', format: 'uri' }, token_endpoint: { type: 'string', format: 'uri' } } }), ...errors(400) },
 };
 
 const oauthError = (description: string): ResponseSpec => ({ description, json: oauthErrorBody });

@@ -142,7 +142,7 @@ export const patrolFileSchemas = {
       kind: 'multipart',
       schema: { type: 'object', properties: { 'filecontent.file': { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' }, comment: str(2000), ordernum: str(undefined, { description: 'An integer.' }) }, required: ['filecontent.file'] },
     },
-    responses: { 201: created(patrolFile), ...writeErrors() },
+    responses: { 201: created(patrolFile), ...writeErrors(), ...errors(429) },
   },
   get: { summary: 'A patrol file\'s metadata', tags: [filesTag], params: fileParams, responses: { 200: ok(patrolFile), ...readErrors() } },
   replace: { summary: 'Change a file\'s comment and ordernum', tags: [filesTag], params: fileParams, body: { kind: 'json', schema: metadataBody }, responses: { 200: ok(patrolFile), ...writeErrors() } },

@@ -109,7 +109,7 @@ export const sensorSchemas = {
         required: ['filecontent.file'],
       },
     },
-    responses: { 201: { description: 'Filed.', json: envelope(object({ group_id: uuid })) }, ...errors(400, ...AUTH_ERRORS, 404, 409, 413, 415) },
+    responses: { 201: { description: 'Filed.', json: envelope(object({ group_id: uuid })) }, ...errors(400, ...AUTH_ERRORS, 404, 409, 413, 415, 429) },
   },
 } satisfies Record<string, RouteSchema>;
 
