@@ -28,6 +28,7 @@ import type { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { AppState, Middleware } from './http/state.js';
+import type { IconLibrary } from './storage/icons.js';
 
 /** Everything the HTTP layer needs, built by the composition root (server/main.ts). */
 export interface Services {
@@ -48,6 +49,8 @@ export interface Services {
   sensors: SensorService;
   /** Content-addressed uploads under the data directory (camera-trap images; patrol files). */
   files: FileStore;
+  /** Catalog icons: the site's folder, then the built-in set. */
+  icons: IconLibrary;
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;

@@ -35,6 +35,7 @@ import { bindListener, checkDataDir } from './startup.js';
 import { translateConnectError } from './db/connect-errors.js';
 import { SensorService } from './domain/sensors/service.js';
 import { FileStore } from './storage/file-store.js';
+import { IconLibrary } from './storage/icons.js';
 import { Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
@@ -112,6 +113,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
     sensors: new SensorService({ store, clock, metrics }),
     files,
+    icons: new IconLibrary([path.join(config.dataDir, 'icons'), path.join(packageRoot(), 'static/icons')]),
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,
