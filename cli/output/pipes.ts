@@ -6,9 +6,10 @@
 export function endQuietlyOnClosedPipe(stream: NodeJS.WritableStream): void {
   // Only real process streams: tests pass in-memory streams that never close under us.
   if (stream !== process.stdout && stream !== process.stderr) return;
-  if (stream.listenerCount('error') > 0) return;
-  stream.on('error', (error: NodeJS.ErrnoException) => {
+  // NOTE: prepended, and never rethrown from here when another listener (a coverage hook under
+  // test) already handles the stream's errors.
+  stream.prependListener('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
-    throw error;
+    if (stream.listenerCount('error') === 1) throw error;
   });
 }

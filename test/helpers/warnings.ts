@@ -13,9 +13,14 @@ export function noteWarning(text: string): void {
   seen.push(text);
 }
 
+/** The warning lines in a child process's output. */
+export function childWarningLines(output: string): string[] {
+  return output.match(CHILD_WARNING) ?? [];
+}
+
 /** Records every warning line in a child process's stderr. */
 export function noteChildOutput(stderr: string, what = 'a child process'): void {
-  for (const line of stderr.match(CHILD_WARNING) ?? []) seen.push(`${what}: ${line}`);
+  for (const line of childWarningLines(stderr)) seen.push(`${what}: ${line}`);
 }
 
 export function warningsSeen(): readonly string[] {
