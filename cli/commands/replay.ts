@@ -4,10 +4,7 @@ import { connect, printJson, type CommandContext } from '../context.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import type { CliIo } from '../main.js';
 import { formatTable } from '../output/table.js';
-import { createPacer } from '../replay/pacing.js';
-import { parseRecording } from '../replay/recording.js';
-import { runReplay, type ReplayResult } from '../replay/run-replay.js';
-import { replayDisplay } from '../ui/replay-display.js';
+import type { ReplayResult } from '../replay/run-replay.js';
 import { clientAction, positiveInteger, positiveNumber, withCommonOptions } from './common.js';
 
 interface ReplayOptions {
@@ -36,6 +33,13 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       ),
   ).action(
     clientAction<ReplayOptions>(io, async (ctx, options, [file]) => {
+      // Loaded when the command runs: other commands start without them.
+      const [{ createPacer }, { parseRecording }, { runReplay }, { replayDisplay }] = await Promise.all([
+        import('../replay/pacing.js'),
+        import('../replay/recording.js'),
+        import('../replay/run-replay.js'),
+        import('../ui/replay-display.js'),
+      ]);
       let text: string;
       try {
         text = fs.readFileSync(file!, 'utf8');
