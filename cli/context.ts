@@ -10,6 +10,7 @@ import type { Transport } from '../sync/http.js';
 import type { MirrorStore } from '../sync/mirror/store.js';
 import { UserFacingError } from './errors.js';
 import type { CliIo } from './main.js';
+import { StatusLine } from './output/status-line.js';
 import { createStyle, isTty, type Style } from './output/style.js';
 import { normaliseServerUrl } from './server-url.js';
 import { loadSettings, mirrorPath, profileName, type CliSettings } from './settings.js';
@@ -34,6 +35,8 @@ export interface CommandContext {
   print(text: string): void;
   warn(text: string): void;
   info(text: string): void;
+  /** A transient line on a terminal (cleared when the command ends); nothing otherwise. */
+  status: StatusLine;
 }
 
 export function commandContext(io: CliIo, options: CommonOptions): CommandContext {
@@ -53,7 +56,11 @@ export function commandContext(io: CliIo, options: CommonOptions): CommandContex
     credentials: new CredentialsFile(settings.configDir, (message) => ctx.warn(message)),
     now: Date.now,
     print: (text) => io.stdout.write(text.endsWith('\n') ? text : text + '\n'),
-    warn: (text) => io.stderr.write(`${err.yellow('warning:')} ${text}\n`),
+    warn: (text) => {
+      ctx.status.clear();
+      io.stderr.write(`${err.yellow('warning:')} ${text}\n`);
+    },
+    status: new StatusLine(io.stderr, stderrTty),
     info: (text) => io.stderr.write(text + '\n'),
   };
   return ctx;
@@ -76,11 +83,18 @@ export async function baseTransport(ctx: CommandContext, options: { retryUnsafe?
   ]);
   const undici = createUndiciTransport({ timeoutMs: ctx.settings.timeoutMs });
   const counted = countingTransport(undici);
+  let announced = false;
   const transport = withRetries(counted.transport, {
     attempts: ctx.settings.retries,
     baseDelayMs: ctx.settings.retryDelayMs,
     retryUnsafe: options.retryUnsafe,
-    onRetry: ({ attempt, delayMs, reason, url }) => ctx.warn(`${new URL(url).pathname}: ${reason}; retrying in ${delayMs} ms (${attempt}/${ctx.settings.retries - 1})`),
+    // One line says that it is retrying; a terminal also gets a spinner line; the final error follows.
+    onRetry: ({ attempt, delayMs, reason, url }) => {
+      const what = `${new URL(url).pathname}: ${reason}`;
+      if (!announced) ctx.warn(`${what}; retrying with backoff (up to ${ctx.settings.retries - 1} times per request; FIELDOPS_RETRIES)`);
+      announced = true;
+      ctx.status.update(`${what}; retrying in ${delayMs} ms (${attempt}/${ctx.settings.retries - 1})`);
+    },
   });
   return { transport, wire: counted.log, close: () => undici.close() };
 }

@@ -31,6 +31,7 @@ import type { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { AppState, Middleware } from './http/state.js';
+import type { IconLibrary } from './storage/icons.js';
 
 /** Everything the HTTP layer needs, built by the composition root (server/main.ts). */
 export interface Services {
@@ -53,6 +54,8 @@ export interface Services {
   files: FileStore;
   /** Concurrent uploads per principal and in total (429 beyond). */
   uploadSlots: UploadSlots;
+  /** Catalog icons: the site's folder, then the built-in set. */
+  icons: IconLibrary;
   logger: Logger;
   bodyLimits: BodyLimits;
   trustProxy: boolean;

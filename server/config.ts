@@ -71,7 +71,16 @@ export interface ConfigOverrides {
   loadDemoData?: boolean;
 }
 
-export class ConfigError extends Error {}
+/** A set-up mistake the operator can fix: a message, and a hint saying how. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly hint?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
 
 const DEFAULTS = {
   host: '127.0.0.1',

@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { type Services, createApp } from './app.js';
@@ -34,9 +33,12 @@ import { createStore } from './db/store.js';
 import { openHotReads } from './db/hot-reads.js';
 import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
+import { bindListener, checkDataDir } from './startup.js';
+import { translateConnectError } from './db/connect-errors.js';
 import { SensorService } from './domain/sensors/service.js';
 import { FileStore } from './storage/file-store.js';
 import { UploadSlots } from './http/upload-slots.js';
+import { IconLibrary } from './storage/icons.js';
 import { Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
@@ -68,14 +70,19 @@ export interface RuntimeOptions {
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const database = openDatabase(config.database);
+  let database: Database;
+  try {
+    database = openDatabase(config.database);
+  } catch (error) {
+    throw translateConnectError(error, config.database);
+  }
   const metrics = new Metrics({ pool: () => database.poolStats(), processMetrics: true });
   try {
     const applied = await migrateToLatest(database.knex);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   } catch (error) {
     await database.close();
-    throw error;
+    throw translateConnectError(error, config.database);
   }
   const hot = openHotReads(config.database, { onIdleError: (error) => logger.warn({ err: error }, 'hot-read connection lost') });
   const store = createStore(database, hot);
@@ -114,6 +121,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     sensors: new SensorService({ store, clock, metrics }),
     files,
     uploadSlots: new UploadSlots(config.uploads),
+    icons: new IconLibrary([path.join(config.dataDir, 'icons'), path.join(packageRoot(), 'static/icons')]),
     logger,
     bodyLimits: { jsonBytes: config.jsonBodyLimitBytes, formBytes: config.formBodyLimitBytes },
     trustProxy: config.trustProxy,
@@ -145,17 +153,31 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Opens the runtime, initialises an empty database, and listens. */
+/**
+ * Checks the data directory and binds the port first, then opens the runtime, initialises an
+ * empty database, and serves. A start that cannot listen fails before anything is written, so
+ * a generated admin password is only ever created by a start that goes on to print it.
+ */
 export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
-  const runtime = await openRuntime(config, options);
+  checkDataDir(config.dataDir);
+  const listener = await bindListener(config.port, config.host);
+  let runtime: Runtime;
   try {
-    const bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
+    runtime = await openRuntime(config, options);
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  let bootstrap: BootstrapResult | null = null;
+  try {
+    bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
     const demo = config.loadDemoData ? await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
     const app = createApp(runtime.services);
     runtime.sweeper.start(config.patrolSweepSeconds);
     const handle = app.callback();
     const revalidate = fastRevalidation(runtime.services);
-    const server = http.createServer((req, res) => {
+    const server = listener.server;
+    listener.setHandler((req, res) => {
       revalidate(req, res).then(
         (answered) => {
           if (!answered) void handle(req, res);
@@ -166,10 +188,6 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
     capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
     server.keepAliveTimeout = 5000;
     server.requestTimeout = 60000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     let closing: Promise<void> | null = null;
@@ -195,7 +213,21 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
         })()),
     };
   } catch (error) {
+    await runtime.sweeper.stop();
+    await listener.close();
     await runtime.close();
+    // The admin exists now; its generated password must not be lost with this failure.
+    if (bootstrap?.generatedAdminPassword) throw new AdminCreatedError(error, bootstrap.generatedAdminPassword);
     throw error;
+  }
+}
+
+/** A start that failed after creating `admin` with a generated password: the password travels with the error. */
+export class AdminCreatedError extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly adminPassword: string,
+  ) {
+    super(failure instanceof Error ? failure.message : String(failure), { cause: failure });
   }
 }

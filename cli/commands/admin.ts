@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Runtime } from '../../server/main.js';
 import type { CliIo } from '../main.js';
+import { readSecret } from '../admin-secrets.js';
 
 import { presetClient } from './client-presets.js';
 
@@ -28,18 +29,22 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     }
   };
   const databaseOption = ['--database <sqlite path or postgres URL>', 'database (env DATABASE_URL)'] as const;
+  const secretIo = { stderr: io.stderr, warn: (text: string) => io.stderr.write(`warning: ${text}\n`) };
 
   admin
     .command('create-tenant')
+    .description('create a tenant (an isolated organisation: its own users, catalogs and data)')
     .requiredOption('--name <name>', 'tenant name')
     .option(...databaseOption)
     .action((options) => withRuntime(options, async ({ admin }) => `created tenant ${(await admin.createTenant(options.name)).name}`));
 
   admin
     .command('create-user')
+    .description('create a user of a tenant (the password is prompted for on a terminal)')
     .requiredOption('--tenant <name>', 'tenant the user belongs to')
     .requiredOption('--username <username>', 'username (<=30 letters, digits, @.+-_)')
-    .requiredOption('--password <password>', 'password (>=9 characters, not common, not all digits)')
+    .option('--password <password>', 'password (>=9 characters, not common, not all digits); visible in ps: prefer --password-stdin')
+    .option('--password-stdin', 'read the password from standard input')
     .option('--email <email>')
     .option('--first-name <name>')
     .option('--last-name <name>')
@@ -49,35 +54,42 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     .option(...databaseOption)
     .action((options) =>
       withRuntime(options, async ({ admin }) => {
-        const user = await admin.createUser({ ...options, superuser: Boolean(options.superuser), permissions: options.permission });
+        const password = (await readSecret({ value: options.password, fromStdin: options.passwordStdin, flag: '--password', promptAs: 'password' }, secretIo))!;
+        const user = await admin.createUser({ ...options, password, superuser: Boolean(options.superuser), permissions: options.permission });
         return `created user ${user.username} (${user.id})`;
       }),
     );
 
   admin
     .command('create-client')
+    .description('register an OAuth client of a tenant: public (no secret), or confidential with --secret-stdin')
     .requiredOption('--tenant <name>', 'tenant the client belongs to')
     .option('--client-id <id>', 'client id (required unless --preset names one)')
     .option('--preset <preset>', 'web-app (das_web_client) | mobile-app (er_mobile_tracker): the original apps\' clients, earthranger profile')
     .option('--profile <profile>', 'response profile of its tokens: fieldops | earthranger (default: FIELDOPS_API_PROFILE)')
-    .option('--secret <secret>', 'makes the client confidential (>=16 characters)')
+    .option('--secret <secret>', 'makes the client confidential (>=16 characters); visible in ps: prefer --secret-stdin')
+    .option('--secret-stdin', 'read the secret from standard input (makes the client confidential)')
     .option('--grant <grant>', 'password | refresh_token | authorization_code (repeatable)', collect, [])
     .option('--redirect-uri <uri>', 'registered redirect URI (repeatable)', collect, [])
     .option('--permission <codename>', 'permission of the client as an application (repeatable)', collect, [])
     .option(...databaseOption)
     .action((options) =>
       withRuntime(options, async ({ admin }) => {
-        const client = await admin.createClient(
-          presetClient(options.preset, {
-            tenant: options.tenant,
-            clientId: options.clientId,
-            secret: options.secret,
-            grants: options.grant,
-            redirectUris: options.redirectUri,
-            permissions: options.permission,
-            profile: options.profile,
-          }),
-        );
+        const secret = await readSecret({ value: options.secret, fromStdin: options.secretStdin, flag: '--secret' }, secretIo);
+        const spec = presetClient(options.preset, {
+          tenant: options.tenant,
+          clientId: options.clientId,
+          secret,
+          grants: options.grant,
+          redirectUris: options.redirectUri,
+          permissions: options.permission,
+          profile: options.profile,
+        });
+        // Anyone who knows a public client's id can use it: permissions given to it are everyone's.
+        if (spec.secret === undefined && spec.permissions?.length) {
+          secretIo.warn(`a public client (no secret) acts with its permissions for anyone who knows its id "${spec.clientId}"; give it a secret (--secret-stdin) unless that is intended`);
+        }
+        const client = await admin.createClient(spec);
         return `created ${client.secretHash ? 'confidential' : 'public'} client ${client.clientId} (grants: ${client.grantTypes.join(', ')}), profile: ${client.profile ?? 'default'}`;
       }),
     );
@@ -113,6 +125,7 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
 
   admin
     .command('grant')
+    .description('give a user more permissions (see the README for the codenames)')
     .requiredOption('--username <username>')
     .requiredOption('--permission <codename...>', 'one or more permission codenames')
     .option(...databaseOption)
@@ -120,6 +133,20 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
       withRuntime(options, async ({ admin }) => {
         const user = await admin.grant(options.username, options.permission);
         return `granted ${options.permission.join(', ')} to ${user.username}`;
+      }),
+    );
+
+  admin
+    .command('set-password')
+    .description('set a user\'s password (e.g. a lost first-start admin password) and end the user\'s sessions')
+    .requiredOption('--username <username>')
+    .option('--password-stdin', 'read the password from standard input (otherwise prompted for on a terminal)')
+    .option(...databaseOption)
+    .action((options) =>
+      withRuntime(options, async ({ admin }) => {
+        const password = (await readSecret({ fromStdin: options.passwordStdin, flag: '--password', promptAs: 'password' }, secretIo))!;
+        const user = await admin.setPassword(options.username, password);
+        return `set the password of ${user.username}; its existing sessions are revoked`;
       }),
     );
 

@@ -38,10 +38,13 @@ export function clientAction<O extends CommonOptions>(io: CliIo, work: (ctx: Com
     const command = received[received.length - 1] as Command;
     const options = command.opts<O>();
     const args = received.slice(0, -2).flatMap((value) => (Array.isArray(value) ? value : value === undefined ? [] : [String(value)]));
+    const ctx = commandContext(io, options);
     try {
-      await work(commandContext(io, options), options, args);
+      await work(ctx, options, args);
     } catch (error) {
       throw translateError(error);
+    } finally {
+      ctx.status.clear();
     }
   };
 }

@@ -1,6 +1,7 @@
 /** The client half of the CLI: every command that talks to a server or works offline. */
 import type { Command } from 'commander';
 import type { CliIo } from '../main.js';
+import { registerChoicesCommands } from './choices.js';
 import { registerLintCommand } from './lint.js';
 import { registerLoginCommand } from './login.js';
 import { registerLogoutCommand } from './logout.js';
@@ -23,4 +24,5 @@ export function registerClientCommands(program: Command, io: CliIo): void {
   registerLintCommand(program, io);
   registerMigrateCommand(program, io);
   registerReplayCommand(program, io);
+  registerChoicesCommands(program, io);
 }

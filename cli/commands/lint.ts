@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { openMirror, type CommandContext } from '../context.js';
@@ -46,7 +47,7 @@ export function registerLintCommand(program: Command, io: CliIo): void {
       const choices = options.mirror ? await choiceListsOf(ctx) : undefined;
       const report = await runLint(targets, choices);
       const text = FORMATS[format](report, { color: !options.output && ctx.out.enabled, toolVersion: toolVersion() });
-      if (options.output) await writeFile(options.output, text);
+      if (options.output) await writeReport(options.output, text);
       else io.stdout.write(text);
       const summary = summarise(report);
       if (options.output) ctx.info(`fieldops lint: ${summary.errors} errors, ${summary.warnings} warnings in ${summary.documents} documents; report written to ${options.output}`);
@@ -67,5 +68,19 @@ async function choiceListsOf(ctx: CommandContext) {
     return await mirrorChoiceLists(store);
   } finally {
     await store.close();
+  }
+}
+
+/** The report file: a folder that does not exist or cannot be written is the user's to fix. */
+async function writeReport(file: string, text: string): Promise<void> {
+  try {
+    await writeFile(file, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UserFacingError(`cannot write ${file}: the folder ${path.dirname(file)} does not exist`, `create the folder first (mkdir -p ${path.dirname(file)}), or choose another --output`, 1, { cause: error });
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'EISDIR' || code === 'ENOTDIR') {
+      throw new UserFacingError(`cannot write ${file} (${code})`, 'choose another --output path you may write to', 1, { cause: error });
+    }
+    throw error;
   }
 }

@@ -25,13 +25,13 @@ export function registerMigrateCommand(program: Command, io: CliIo): void {
       .option('--base-url <url>', 'API base of choice references in the v2 documents', '/api')
       .option('--remote', 'migrate event types stored on the server (through its migrate endpoint)')
       .option('--event-type <value>', 'with --remote: an event type to migrate (repeatable)', collect, [])
-      .option('--apply', 'with --remote: convert for real, all listed types in one transaction (default: dry run)')
+      .option('--apply', 'with --remote: convert for real, all listed types and their new choices in one transaction (default: dry run)')
       .addHelpText('after', '\nExit codes: 0 every document migrated, 1 some had errors (those are not written / not applied), 2 usage error.'),
   ).action(
     clientAction<MigrateOptions>(io, async (ctx, options, files) => {
       if (options.remote) {
         if (files.length) throw new UserFacingError('--remote takes event type values, not files', 'use --event-type <value> (repeatable)', 2);
-        if (!options.eventType.length) throw new UserFacingError('--remote needs at least one --event-type <value>', 'list the event types with `fieldops types list --kind event`', 2);
+        if (!options.eventType.length) throw new UserFacingError('--remote needs at least one --event-type <value>', 'the v1 event types are listed at <server>/api/v1.0/activity/events/eventtypes (`fieldops types list` shows v2 types only)', 2);
         return (await import('../migrate/run.js')).remote(ctx, options);
       }
       if (options.apply || options.eventType.length) throw new UserFacingError('--apply and --event-type need --remote', undefined, 2);

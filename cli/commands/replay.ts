@@ -4,10 +4,7 @@ import { connect, printJson, type CommandContext } from '../context.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import type { CliIo } from '../main.js';
 import { formatTable } from '../output/table.js';
-import { createPacer } from '../replay/pacing.js';
-import { parseRecording } from '../replay/recording.js';
-import { runReplay, type ReplayResult } from '../replay/run-replay.js';
-import { replayDisplay } from '../ui/replay-display.js';
+import type { ReplayResult } from '../replay/run-replay.js';
 import { clientAction, positiveInteger, positiveNumber, withCommonOptions } from './common.js';
 
 interface ReplayOptions {
@@ -16,6 +13,7 @@ interface ReplayOptions {
   speed?: number;
   maxRate?: number;
   from?: number;
+  allowOutside?: boolean;
 }
 
 export function registerReplayCommand(program: Command, io: CliIo): void {
@@ -27,6 +25,7 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       .option('--speed <x>', 'play x times faster than recorded (default 1: real time)', positiveNumber('--speed'))
       .option('--max-rate <n>', 'at most n requests per second (alone: ignore the recorded timing)', positiveNumber('--max-rate'))
       .option('--from <line>', 'start at this line of the file (resume an interrupted replay)', positiveInteger('--from'))
+      .option('--allow-outside', "let camera-trap lines send images outside the recording's folder")
       .addHelpText(
         'after',
         '\nSafe to re-run: the server de-duplicates, so lines already stored count as "duplicate".\n' +
@@ -34,13 +33,20 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       ),
   ).action(
     clientAction<ReplayOptions>(io, async (ctx, options, [file]) => {
+      // Loaded when the command runs: other commands start without them.
+      const [{ createPacer }, { parseRecording }, { runReplay }, { replayDisplay }] = await Promise.all([
+        import('../replay/pacing.js'),
+        import('../replay/recording.js'),
+        import('../replay/run-replay.js'),
+        import('../ui/replay-display.js'),
+      ]);
       let text: string;
       try {
         text = fs.readFileSync(file!, 'utf8');
       } catch (error) {
         throw new UserFacingError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'check the path', 2);
       }
-      const { lines, problems } = parseRecording(text, file!);
+      const { lines, problems } = parseRecording(text, file!, { allowOutside: options.allowOutside });
       if (problems.length) {
         for (const p of problems.slice(0, 20)) ctx.info(`${file}:${p.line}: ${p.message}`);
         throw new UserFacingError(`${file} has ${problems.length} invalid line${problems.length === 1 ? '' : 's'}; nothing was sent`, 'fix them (each line is one JSON object: at, path, body[, file])');
@@ -49,6 +55,8 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       const selected = lines.filter((l) => l.line >= from);
       if (selected.length === 0) throw new UserFacingError(`nothing to replay from line ${from} (the file has ${text.split(/\r?\n/).length} lines)`, undefined, 2);
 
+      // Said up front: a faithful replay of a long recording is silent for a long time otherwise.
+      ctx.info(`replaying ${selected.length} line${selected.length === 1 ? '' : 's'} of ${file}: ${expectedDuration(selected, options)}`);
       const connection = await connect(ctx, { retryUnsafe: true });
       const abort = new AbortController();
       const onSigint = () => abort.abort();
@@ -98,4 +106,24 @@ function renderOutcomes(ctx: CommandContext, result: ReplayResult): string {
   let text = `\n${result.sent} of ${result.total} lines sent.\n` + formatTable(['outcome', 'lines', ''], rows, { right: [1] });
   for (const r of result.rejected) text += `  line ${r.line}: HTTP ${r.status}: ${r.reason}\n`;
   return text;
+}
+
+/** How long the replay should take, in words, from the recorded times and the pacing options. */
+export function expectedDuration(lines: ReadonlyArray<{ at: number }>, options: { speed?: number; maxRate?: number }): string {
+  const span = lines.length ? Math.max(...lines.map((l) => l.at)) - Math.min(...lines.map((l) => l.at)) : 0;
+  const followTimes = options.speed !== undefined || options.maxRate === undefined;
+  const speed = options.speed ?? 1;
+  const paced = followTimes ? span / speed : 0;
+  const capped = options.maxRate ? ((lines.length - 1) / options.maxRate) * 1000 : 0;
+  const ms = Math.max(paced, capped);
+  const how = followTimes ? `the recording spans ${words(span)}${speed === 1 ? ', replayed in real time' : ` at --speed ${speed}`}` : `at --max-rate ${options.maxRate}/s`;
+  const hint = followTimes && ms > 60_000 ? '; a higher --speed (or --max-rate alone) is faster' : '';
+  return `about ${words(ms)} (${how}${hint})`;
+}
+
+function words(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60 ? `${s % 60} s` : ''}`.trim();
+  return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }

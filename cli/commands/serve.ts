@@ -6,7 +6,7 @@ import { UserFacingError } from '../errors.js';
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
-    .description('run the HTTP server (migrates the database first)')
+    .description('run the HTTP server (checks the port and data directory, then migrates the database)')
     .option('--port <port>', 'port to listen on (env PORT)', parsePort)
     .option('--host <host>', 'address to bind (env HOST)')
     .option('--database <sqlite path or postgres URL>', 'database (env DATABASE_URL; default <data dir>/fieldops.sqlite3)')
@@ -14,13 +14,23 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--demo', 'load the demo data into the default tenant when it is empty')
     .action(async (options: { port?: number; host?: string; database?: string; dataDir?: string; demo?: boolean }) => {
       // The server is loaded only when `serve` runs: the client commands start faster.
-      const [{ loadConfig }, { startServer }, { DEFAULT_TENANT }] = await Promise.all([
+      const [{ loadConfig }, { startServer, AdminCreatedError }, { DEFAULT_TENANT }] = await Promise.all([
         import('../../server/config.js'),
         import('../../server/main.js'),
         import('../../server/domain/bootstrap.js'),
       ]);
       const config = loadConfig(io.env, { port: options.port, host: options.host, database: options.database, dataDir: options.dataDir, loadDemoData: options.demo });
-      const server = await startServer(config);
+      let server;
+      try {
+        server = await startServer(config);
+      } catch (error) {
+        // Created `admin` with a generated password, then failed: say the password all the same.
+        if (error instanceof AdminCreatedError) {
+          io.stderr.write(`fieldops: created superuser "admin"; its password (shown only this once): ${error.adminPassword}\n`);
+          throw error.failure;
+        }
+        throw error;
+      }
       const { runtime, bootstrap } = server;
       const lines = [
         `fieldops is listening on ${server.url}`,
@@ -44,6 +54,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       await waitForSignal();
       io.stderr.write('fieldops: shutting down (finishing in-flight requests)\n');
       await server.close();
+      io.stderr.write('fieldops: stopped\n');
     });
 }
 

@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
-import { runSync } from '../../sync/engine/run-sync.js';
-import { RESOURCE_SPECS } from '../../sync/engine/resources.js';
 import { connect, openMirror, printJson } from '../context.js';
 import type { CliIo } from '../main.js';
-import { renderSyncReport, syncReportJson } from '../render/sync-report.js';
-import { syncDisplay } from '../ui/sync-display.js';
 import { clientAction, withCommonOptions } from './common.js';
 
 export function registerSyncCommand(program: Command, io: CliIo): void {
@@ -20,6 +16,13 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
       ),
   ).action(
     clientAction(io, async (ctx) => {
+      // Loaded when the command runs: other commands start without the sync engine.
+      const [{ runSync }, { RESOURCE_SPECS }, { renderSyncReport, syncReportJson }, { syncDisplay }] = await Promise.all([
+        import('../../sync/engine/run-sync.js'),
+        import('../../sync/engine/resources.js'),
+        import('../render/sync-report.js'),
+        import('../ui/sync-display.js'),
+      ]);
       const connection = await connect(ctx);
       try {
         const store = await openMirror(ctx, { create: true });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openMirror, printJson } from '../context.js';
 import type { CliIo } from '../main.js';
+import { safeText } from '../output/safe-text.js';
 import { formatTable } from '../output/table.js';
 import { clientAction, withCommonOptions } from './common.js';
 
@@ -24,7 +25,7 @@ export function registerTrackedByCommand(program: Command, io: CliIo): void {
         if (ctx.json) return printJson(ctx, document);
         const leaders = document.properties?.leader?.enum ?? [];
         if (leaders.length === 0) ctx.print('Nobody can be selected as a segment leader.');
-        else ctx.print(formatTable(['name', 'type', 'subtype', 'id'], leaders.map((l) => [l.name ?? '', l.subject_type ?? '', l.subject_subtype ?? '', l.id ?? ''])));
+        else ctx.print(formatTable(['name', 'type', 'subtype', 'id'], leaders.map((l) => [safeText(l.name), safeText(l.subject_type), safeText(l.subject_subtype), safeText(l.id)])));
       } finally {
         await store.close();
       }

@@ -3,6 +3,7 @@ import type { ChoiceShape } from '../../schema/index.js';
 import { openMirror, printJson, type CommandContext } from '../context.js';
 import type { CliIo } from '../main.js';
 import type { TypeKind } from '../offline/types.js';
+import { safeText } from '../output/safe-text.js';
 import { formatTable } from '../output/table.js';
 import { clientAction, withCommonOptions } from './common.js';
 
@@ -30,10 +31,11 @@ export function registerTypesCommands(program: Command, io: CliIo): void {
           else {
             const rows = shown.map(({ kind, item }) => [
               kind,
-              item.value,
-              item.display,
+              // Server text: no control characters or escape sequences reach the terminal.
+              safeText(item.value),
+              safeText(item.display),
               item.isActive ? 'yes' : ctx.out.yellow('no (deactivated)'),
-              String(item.record.default_priority ?? ''),
+              safeText(item.record.default_priority),
               String(fieldNames(schemaOf(item)).length),
             ]);
             ctx.print(formatTable(['kind', 'value', 'display', 'active', 'priority', 'fields'], rows, { right: [4, 5] }));
@@ -57,7 +59,7 @@ export function registerTypesCommands(program: Command, io: CliIo): void {
         const { findType, preRenderFromMirror, schemaOf } = await import('../offline/types.js');
         try {
           const { kind, item } = await findType(store, value!, kindsOf(options.kind));
-          if (!item.isActive) ctx.warn(`${kind} type "${item.value}" is deactivated on the server`);
+          if (!item.isActive) ctx.warn(`${kind} type "${safeText(item.value)}" is deactivated on the server`);
           if (options.preRender) {
             const { document, issues } = await preRenderFromMirror(store, schemaOf(item), options.shape);
             for (const issue of issues) ctx.warn(`${issue.pointer}: ${issue.message} (${issue.hints.join(' ')})`);
@@ -82,18 +84,19 @@ function withoutSchema(record: Record<string, unknown>): Record<string, unknown>
 }
 
 function describe(ctx: CommandContext, kind: TypeKind, record: Record<string, any>): string {
+  // Every value is server text: safeText keeps control characters off the terminal.
   const lines: Array<[string, string]> = [
     ['kind', `${kind} type`],
-    ['value', record.value],
-    ['display', record.display ?? ''],
+    ['value', safeText(record.value)],
+    ['display', safeText(record.display)],
     ['active', record.is_active === false ? ctx.out.yellow('no (deactivated)') : 'yes'],
-    ['priority', String(record.default_priority ?? '')],
-    ['ordernum', String(record.ordernum ?? '')],
+    ['priority', safeText(record.default_priority)],
+    ['ordernum', safeText(record.ordernum)],
   ];
-  if (kind === 'event') lines.push(['category', String(typeof record.category === 'object' ? record.category?.value : record.category ?? '')], ['geometry', String(record.geometry_type ?? '')]);
-  lines.push(['updated', String(record.updated_at ?? '')], ['id', record.id]);
+  if (kind === 'event') lines.push(['category', safeText(typeof record.category === 'object' ? record.category?.value : record.category)], ['geometry', safeText(record.geometry_type)]);
+  lines.push(['updated', safeText(record.updated_at)], ['id', safeText(record.id)]);
   const properties = record.schema?.json?.properties ?? {};
-  const fields = Object.entries<any>(properties).map(([name, p]) => `${name}${p?.title ? ` (${p.title})` : ''}: ${p?.type ?? 'any'}`);
+  const fields = Object.entries<any>(properties).map(([name, p]) => safeText(`${name}${p?.title ? ` (${p.title})` : ''}: ${typeof p?.type === 'string' ? p.type : 'any'}`));
   let text = lines.map(([k, v]) => `${k.padEnd(9)} ${v}`).join('\n') + '\n';
   text += fields.length ? `fields:\n${fields.map((f) => `  ${f}`).join('\n')}\n` : 'fields:   none (empty schema)\n';
   return text;

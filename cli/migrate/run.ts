@@ -6,6 +6,8 @@ import type { MigrateOptions } from '../commands/migrate.js';
 import { connect, openMirror, printJson, type CommandContext } from '../context.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import { displayPath } from '../output/paths.js';
+import { safeText } from '../output/safe-text.js';
+import { insideDir, uniqueSlugs } from '../output/safe-names.js';
 import { migrateFiles, type OfflineMigration } from './offline.js';
 import { migrateRemote, type RemoteIssue, type RemoteMigration } from './remote.js';
 
@@ -44,7 +46,7 @@ export async function offline(ctx: CommandContext, options: MigrateOptions, file
   const out = path.resolve(options.out!);
   fs.mkdirSync(out, { recursive: true });
   for (const file of migration.files) {
-    if (file.output) fs.writeFileSync(path.join(out, file.output), JSON.stringify(file.document, null, 2) + '\n');
+    if (file.output) fs.writeFileSync(insideDir(out, file.output), JSON.stringify(file.document, null, 2) + '\n');
   }
   const newChoices = migration.newChoices.map((c) => ({ ...c, is_active: true }));
   fs.writeFileSync(path.join(out, 'choices.new.json'), JSON.stringify(newChoices, null, 2) + '\n');
@@ -73,11 +75,14 @@ function offlineReport(migration: OfflineMigration, choiceSource: string, baseUr
   };
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 function issueLine(ctx: CommandContext, file: string, issue: SchemaIssue | RemoteIssue): string {
-  // Issues found by validating the result point into the v2 document, not the v1 text.
-  const where = issue.location ? `${file}:${issue.location.line}:${issue.location.column}` : `${file} (v2 document ${issue.pointer || '/'})`;
+  // Issues found by validating the result point into the v2 document, not the v1 text; an
+  // issue about the type itself (e.g. no such type) points nowhere.
+  const where = issue.location ? `${file}:${issue.location.line}:${issue.location.column}` : issue.pointer ? `${file} (v2 document ${issue.pointer})` : file;
   const severity = issue.severity === 'error' ? ctx.out.red('error') : ctx.out.yellow('warning');
-  return `  ${where}  ${severity}  ${issue.message ?? ''}  ${ctx.out.dim(issue.code ?? '')}${(issue.hints ?? []).map((h) => `\n      ${ctx.out.dim(`hint: ${h}`)}`).join('')}`;
+  return `  ${safeText(where)}  ${severity}  ${safeText(issue.message)}  ${ctx.out.dim(safeText(issue.code))}${(issue.hints ?? []).map((h) => `\n      ${ctx.out.dim(`hint: ${safeText(h)}`)}`).join('')}`;
 }
 
 function renderOffline(ctx: CommandContext, migration: OfflineMigration, out: string): string {
@@ -85,12 +90,16 @@ function renderOffline(ctx: CommandContext, migration: OfflineMigration, out: st
   for (const f of migration.files) {
     const name = displayPath(path.resolve(f.input));
     if (f.output) lines.push(`${ctx.out.green('✔')} ${name} → ${displayPath(path.join(out, f.output))}${f.warnings.length ? ` (${f.warnings.length} warnings)` : ''}${f.newChoices.length ? `, ${f.newChoices.length} new choices` : ''}`);
-    else lines.push(`${ctx.out.red('✖')} ${name}: ${f.errors.length} error${f.errors.length === 1 ? '' : 's'}, not written`);
+    else lines.push(`${ctx.out.red('✖')} ${name}: ${plural(f.errors.length, 'error')}, not written`);
     for (const issue of [...f.errors, ...f.warnings]) lines.push(issueLine(ctx, name, issue));
   }
   const failed = migration.files.filter((f) => f.errors.length).length;
   lines.push('');
-  lines.push(`${migration.files.length - failed} of ${migration.files.length} migrated; ${migration.newChoices.length} new choices in ${displayPath(path.join(out, 'choices.new.json'))}; report in ${displayPath(path.join(out, 'migration-report.json'))}`);
+  const choicesFile = displayPath(path.join(out, 'choices.new.json'));
+  lines.push(`${migration.files.length - failed} of ${migration.files.length} migrated; ${plural(migration.newChoices.length, 'new choice')} in ${choicesFile}; report in ${displayPath(path.join(out, 'migration-report.json'))}`);
+  if (migration.newChoices.length) {
+    lines.push(`The new choices are not on the server yet (lint reports the documents' references to them until they are): create them with \`fieldops choices push ${choicesFile}\`, then \`fieldops sync\`.`);
+  }
   return lines.join('\n');
 }
 
@@ -102,7 +111,11 @@ export async function remote(ctx: CommandContext, options: MigrateOptions) {
     if (options.out) {
       const out = path.resolve(options.out);
       fs.mkdirSync(out, { recursive: true });
-      for (const r of results) if (!r.errors?.length && r.v2_schema) fs.writeFileSync(path.join(out, `${r.event_type}.v2.json`), JSON.stringify(r.v2_schema, null, 2) + '\n');
+      // File names come from the server's answer: a slug, and never a path outside --out.
+      const names = uniqueSlugs(results.map((r) => String(r.event_type ?? '')));
+      results.forEach((r, i) => {
+        if (!r.errors?.length && r.v2_schema) fs.writeFileSync(insideDir(out, `${names[i]}.v2.json`), JSON.stringify(r.v2_schema, null, 2) + '\n');
+      });
     }
     if (ctx.json) printJson(ctx, { server: connection.session.server, dry_run: !options.apply, applied, results });
     else ctx.print(renderRemote(ctx, results, Boolean(options.apply), applied));
@@ -116,11 +129,11 @@ function renderRemote(ctx: CommandContext, results: RemoteMigration[], apply: bo
   const lines: string[] = [];
   for (const r of results) {
     const mark = r.errors?.length ? ctx.out.red('✖') : ctx.out.green('✔');
-    lines.push(`${mark} ${r.event_type}: ${r.errors?.length ?? 0} errors, ${r.warnings?.length ?? 0} warnings`);
+    lines.push(`${mark} ${safeText(r.event_type)}: ${plural(r.errors?.length ?? 0, 'error')}, ${plural(r.warnings?.length ?? 0, 'warning')}`);
     for (const issue of [...(r.errors ?? []).map((i) => ({ severity: 'error', ...i })), ...(r.warnings ?? []).map((i) => ({ severity: 'warning', ...i }))]) lines.push(issueLine(ctx, r.event_type, issue));
   }
   lines.push('');
   if (!apply) lines.push('Dry run: nothing was changed on the server (add --apply to convert).');
-  else lines.push(applied ? 'Applied: the event types are now version 2.' : 'Not applied: fix the errors first (all listed types are converted together or not at all).');
+  else lines.push(applied ? 'Applied: the event types are now version 2, and the choice lists they need were created on the server (`fieldops sync` mirrors them).' : 'Not applied: fix the errors first (all listed types are converted together or not at all).');
   return lines.join('\n');
 }

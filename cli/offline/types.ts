@@ -3,7 +3,7 @@
  * and pre-rendering its schema with the mirrored choices (the toolkit's local resolver, so the
  * result is what the server's `pre_render=true` would give, without the network).
  */
-import { createLocalChoiceResolver, groupChoices, preRender, toChoiceRecords, type ChoiceShape, type SchemaIssue } from '../../schema/index.js';
+import type { ChoiceShape, SchemaIssue } from '../../schema/index.js';
 import type { ItemResource, MirrorItem, MirrorStore } from '../../sync/mirror/store.js';
 import { UserFacingError } from '../errors.js';
 
@@ -43,6 +43,8 @@ export function fieldNames(schema: unknown): string[] {
 }
 
 export async function preRenderFromMirror(store: MirrorStore, schema: unknown, shape: ChoiceShape): Promise<{ document: unknown; issues: SchemaIssue[] }> {
+  // The schema toolkit (ajv) loads only here: listing types starts faster without it.
+  const { createLocalChoiceResolver, groupChoices, preRender, toChoiceRecords } = await import('../../schema/index.js');
   const choices = groupChoices(toChoiceRecords((await store.items('choices')).map((c) => c.record)));
   return preRender(schema, createLocalChoiceResolver(choices), { shape });
 }

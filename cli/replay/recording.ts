@@ -26,7 +26,11 @@ export interface RecordingProblem {
 const SENSOR_PATH = /^(\/api\/v1\.0)?\/sensors\/[A-Za-z0-9_-]+\/[^/?#\s]+\/status\/?$/;
 const OFFSET = /(Z|[+-]\d\d:?\d\d)$/i;
 
-export function parseRecording(text: string, recordingPath: string): { lines: RecordingLine[]; problems: RecordingProblem[] } {
+/**
+ * `allowOutside`: a line's `file` may name an image outside the recording's folder. Off by
+ * default: a recording from elsewhere must not be able to upload any file this user can read.
+ */
+export function parseRecording(text: string, recordingPath: string, options: { allowOutside?: boolean } = {}): { lines: RecordingLine[]; problems: RecordingProblem[] } {
   const lines: RecordingLine[] = [];
   const problems: RecordingProblem[] = [];
   const directory = path.dirname(path.resolve(recordingPath));
@@ -52,6 +56,9 @@ export function parseRecording(text: string, recordingPath: string): { lines: Re
       if (typeof entry.file !== 'string') return void problems.push({ line, message: 'a camera-trap line needs `file`: the image, relative to the recording' });
       file = path.resolve(directory, entry.file);
       if (!fs.existsSync(file)) return void problems.push({ line, message: `image not found: ${entry.file}` });
+      if (!options.allowOutside && !isInside(directory, file)) {
+        return void problems.push({ line, message: `\`file\` ${entry.file} is outside the recording's folder (${directory}); pass --allow-outside if you trust this recording` });
+      }
       if (entry.body !== undefined && (typeof entry.body !== 'object' || entry.body === null || Array.isArray(entry.body))) {
         return void problems.push({ line, message: 'the `body` of a camera-trap line holds its form fields: an object' });
       }
@@ -61,4 +68,10 @@ export function parseRecording(text: string, recordingPath: string): { lines: Re
     lines.push({ line, at, path: entry.path, body: entry.body ?? {}, file });
   });
   return { lines, problems };
+}
+
+/** The real path of `file` (symbolic links followed) lies under the real path of `directory`. */
+function isInside(directory: string, file: string): boolean {
+  const relative = path.relative(fs.realpathSync(directory), fs.realpathSync(file));
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 }

@@ -13,9 +13,10 @@ export interface LiveView<P> {
 
 export async function mountLive<P extends object>(stream: NodeJS.WritableStream, load: () => Promise<ComponentType<P>>, props: P): Promise<LiveView<P>> {
   const [{ render }, { createElement }, Component] = await Promise.all([import('ink'), import('react'), load()]);
+  const sized = withUsableColumns(stream as NodeJS.WriteStream);
   const instance = render(createElement(Component, props), {
-    stdout: stream as NodeJS.WriteStream,
-    stderr: stream as NodeJS.WriteStream,
+    stdout: sized,
+    stderr: sized,
     patchConsole: false,
     exitOnCtrlC: false,
   });
@@ -34,4 +35,25 @@ export async function mountLive<P extends object>(stream: NodeJS.WritableStream,
       await instance.waitUntilExit().catch(() => {});
     },
   };
+}
+
+/** Narrower than this (or 0, as some terminals report), a progress line cannot be laid out. */
+export const MIN_COLUMNS = 20;
+
+/**
+ * The stream as Ink sees it, with a usable width: a terminal reporting 0 columns (or none) would
+ * make Ink wrap every character onto its own line; it gets 80 instead.
+ */
+export function withUsableColumns(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'columns') return usableColumns(target.columns);
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+export function usableColumns(columns: number | undefined): number {
+  return columns && columns >= MIN_COLUMNS ? columns : 80;
 }

@@ -79,9 +79,22 @@ export function openDatabase(config: DatabaseConfig): Database {
     connection: { connectionString: config.url, connectionTimeoutMillis: 5000 },
     pool: { min: 0, max: config.poolMax, acquireTimeoutMillis: 10000 },
     acquireConnectionTimeout: 10000,
+    log: KNEX_LOG,
   });
   return { knex, dialect: 'postgres', description: `postgres ${redactUrl(config.url)}`, poolStats: poolStatsOf(knex, config.poolMax), close: () => knex.destroy() };
 }
+
+/**
+ * knex prints its own warnings on stdout (where the server's JSON logs go). A failed connection
+ * attempt is also thrown to the caller, which reports it (with a hint at start-up): not twice.
+ * NOTE: the rest goes to stderr, as knex would print it.
+ */
+const KNEX_LOG = {
+  warn: (message: unknown) => {
+    if (typeof message === 'string' && message.startsWith('Acquire connection error')) return;
+    console.error(message);
+  },
+};
 
 interface SqliteConnection {
   pragma(source: string): unknown;

@@ -123,6 +123,24 @@ export class AdminService {
     return user;
   }
 
+  /**
+   * Sets a user's password (the first-start recovery: `fieldops admin set-password`). Same rules
+   * as a new user's; every token the user holds is revoked, so old sessions end with the old
+   * password.
+   */
+  async setPassword(username: string, password: string): Promise<User> {
+    const user = await this.deps.store.repos.users.findByUsername(username);
+    if (!user) throw new NotFoundError(`No user "${username}".`);
+    const hash = await this.deps.users.hashNewPassword(user, password);
+    await this.deps.store.transaction(async (repos) => {
+      const now = this.deps.clock.now();
+      await repos.users.setPasswordHash(user.id, hash, now);
+      await repos.tokens.revokeAllOfUser(user.id, now);
+    });
+    this.deps.rightsChanged();
+    return user;
+  }
+
   /** Lets `username` act as `profileUsername` through the User-Profile header. */
   async addProfile(username: string, profileUsername: string): Promise<void> {
     const { users } = this.deps.store.repos;

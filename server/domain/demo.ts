@@ -13,6 +13,8 @@ interface DemoUser {
   email?: string;
   phone?: string;
   permissions?: string[];
+  /** Subject groups whose members the user sees (trackedby lists the patrol leaders among them). */
+  subject_groups?: string[];
 }
 
 interface DemoSubject {
@@ -75,8 +77,11 @@ export async function loadDemoData(deps: { services: Services; admin: AdminServi
   };
   const loaded: string[] = [];
 
-  for (const user of read<{ users: DemoUser[] }>('users.json').users) {
-    await deps.admin.createUser({ tenant: DEFAULT_TENANT, username: user.username, password: user.password, firstName: user.first_name, lastName: user.last_name, email: user.email, phone: user.phone, permissions: user.permissions });
+  const demoUsers = read<{ users: DemoUser[] }>('users.json').users;
+  const created = new Map<string, string>();
+  for (const user of demoUsers) {
+    const { id } = await deps.admin.createUser({ tenant: DEFAULT_TENANT, username: user.username, password: user.password, firstName: user.first_name, lastName: user.last_name, email: user.email, phone: user.phone, permissions: user.permissions });
+    created.set(user.username, id);
     loaded.push(`demo user ${user.username} (password ${user.password})`);
   }
   const choices = read<unknown[]>('choices.json');
@@ -92,6 +97,12 @@ export async function loadDemoData(deps: { services: Services; admin: AdminServi
     });
   }
   loaded.push(`${subjects.length} subjects`);
+  for (const user of demoUsers) {
+    for (const group of user.subject_groups ?? []) {
+      const groupId = await store.repos.subjects.ensureGroup(tenant.id, group, subjects.some((s) => s.groups.some((g) => g.name === group && g.patrol_leaders)), Date.now());
+      await store.repos.subjects.allowUserToView(created.get(user.username)!, groupId);
+    }
+  }
   const patrolTypes = read<unknown[]>('patrol-types.json');
   for (const type of patrolTypes) await deps.services.patrolTypes.create(ctx, type);
   loaded.push(`${patrolTypes.length} patrol types`);

@@ -42,6 +42,7 @@ export interface UserRepository {
   permissionsOf(userId: string): Promise<string[]>;
   grantPermissions(userId: string, codenames: readonly string[]): Promise<void>;
   setSuperuser(userId: string, isSuperuser: boolean, at: number): Promise<void>;
+  setPasswordHash(userId: string, passwordHash: string, at: number): Promise<void>;
   /** Profiles the user may act as (ids), within the same tenant. */
   profileIdsOf(userId: string): Promise<string[]>;
   addProfile(userId: string, profileUserId: string): Promise<void>;
@@ -74,6 +75,8 @@ export interface TokenRepository {
   /** Revokes every refresh and access token of the family. */
   revokeFamily(familyId: string, at: number): Promise<void>;
   revokeAccessToken(id: string, at: number): Promise<void>;
+  /** Revokes every refresh and access token issued to the user (or to a profile acting as it). */
+  revokeAllOfUser(userId: string, at: number): Promise<void>;
   insertAuthorizationCode(record: AuthorizationCodeRecord): Promise<void>;
   findAuthorizationCode(codeHash: string): Promise<AuthorizationCodeRecord | null>;
   /** Marks the code used; false when it already was (a replay). */

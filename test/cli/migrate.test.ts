@@ -110,7 +110,7 @@ t.test('remote: dry run, then apply, then sync sees the v2 type', async (t) => {
   const out = path.join(cli.dir, 'remote');
   const applied = await cli.run(['migrate', '--remote', '--event-type', 'fence_patrol_rep', '--apply', '--out', out]);
   t.equal(applied.code, 0, applied.stderr);
-  t.match(applied.stdout, /Applied: the event types are now version 2\./);
+  t.match(applied.stdout, /Applied: the event types are now version 2, and the choice lists they need were created on the server/);
   t.ok(fs.existsSync(path.join(out, 'fence_patrol_rep.v2.json')), '--out keeps the returned documents');
   const sync = await cli.run(['sync']);
   t.equal(sync.code, 0, sync.stderr);

@@ -11,6 +11,7 @@ import { ProgressBar } from '../../cli/ui/ProgressBar.js';
 import { ReplayProgress } from '../../cli/ui/ReplayProgress.js';
 import { SyncProgress } from '../../cli/ui/SyncProgress.js';
 import { syncDisplay } from '../../cli/ui/sync-display.js';
+import { usableColumns } from '../../cli/ui/live.js';
 import { initialSyncProgress, reduceSyncProgress } from '../../cli/ui/sync-progress-state.js';
 import type { SyncEvent } from '../../sync/engine/run-sync.js';
 
@@ -90,4 +91,21 @@ t.test('colours only on a terminal, and never with NO_COLOR', async (t) => {
   t.equal(commandContext({ stdout: tty(), stderr: tty(), env: { NO_COLOR: '1' } }, {}).out.enabled, false);
   t.equal(commandContext({ stdout: new PassThrough(), stderr: tty(), env: {} }, {}).out.enabled, false);
   t.equal(commandContext({ stdout: tty(), stderr: tty(), env: { NO_COLOR: '' } }, {}).err.enabled, true, 'an empty NO_COLOR does not count');
+});
+
+t.test('a terminal that reports 0 columns still gets whole lines (issue 14)', async (t) => {
+  t.equal(usableColumns(0), 80);
+  t.equal(usableColumns(undefined), 80);
+  t.equal(usableColumns(120), 120);
+  const previous = process.env.COLUMNS;
+  process.env.COLUMNS = '0';
+  t.teardown(() => (previous === undefined ? delete process.env.COLUMNS : (process.env.COLUMNS = previous)));
+  const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 0, rows: 24 });
+  let text = '';
+  stderr.on('data', (chunk) => (text += chunk));
+  const ctx = commandContext({ stdout: new PassThrough(), stderr, env: {} }, {});
+  const display = await syncDisplay(ctx, ['patrol_types', 'choices']);
+  display.onEvent({ type: 'fetched', resource: 'choices', status: 304, bytes: 0 });
+  await display.stop();
+  t.match(text, /choices\s+unchanged \(0 B\)/, 'not one character per line');
 });

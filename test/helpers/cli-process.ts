@@ -1,6 +1,7 @@
 /** The real `fieldops` as a child the test can watch and kill (runCli waits for the end). */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { binPath } from './cli.js';
+import { noteChildOutput } from './warnings.js';
 
 export interface CliProcess {
   child: ChildProcess;
@@ -21,7 +22,12 @@ export function spawnCli(args: string[], env: Record<string, string>): CliProces
     err += chunk;
     for (const watch of [...watchers]) watch();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => {
+      noteChildOutput(err, `fieldops ${args.join(' ')}`);
+      resolve({ code, signal });
+    }),
+  );
   return {
     child,
     stdout: () => out,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noteChildOutput } from './warnings.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const binPath = path.join(repoRoot, 'bin/fieldops.js');
@@ -26,6 +27,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      noteChildOutput(stderr, `fieldops ${args.join(' ')}`);
       resolve({ code, stdout, stderr });
     });
     child.stdin.end(options.input ?? '');

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { binPath } from './cli.js';
+import { noteChildOutput } from './warnings.js';
 
 export interface ServeProcess {
   child: ChildProcess;
@@ -15,7 +16,12 @@ export function serveProcess(env: Record<string, string>, args: string[] = []): 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      noteChildOutput(output, 'fieldops serve');
+      resolve(code);
+    }),
+  );
   const url = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();

@@ -113,6 +113,11 @@ export class KnexTokenRepository implements TokenRepository {
     await this.db('oauth_access_tokens').where({ family_id: familyId }).whereNull('revoked_at').update({ revoked_at: at });
   }
 
+  async revokeAllOfUser(userId: string, at: number): Promise<void> {
+    await this.db('oauth_refresh_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: at });
+    await this.db('oauth_access_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: at });
+  }
+
   async revokeAccessToken(id: string, at: number): Promise<void> {
     await this.db('oauth_access_tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: at });
   }

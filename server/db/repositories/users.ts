@@ -107,6 +107,10 @@ export class KnexUserRepository implements UserRepository {
       .ignore();
   }
 
+  async setPasswordHash(userId: string, passwordHash: string, at: number): Promise<void> {
+    await this.db('users').where({ id: userId }).update({ password_hash: passwordHash, updated_at: at });
+  }
+
   async setSuperuser(userId: string, isSuperuser: boolean, at: number): Promise<void> {
     await this.db('users').where({ id: userId }).update({ is_superuser: isSuperuser, updated_at: at });
   }

@@ -4,12 +4,12 @@ import type { Patrol, PatrolView, SegmentView } from './model.js';
 /** Loads what presenting patrols needs, in a fixed number of queries whatever their number. */
 export async function loadPatrolViews(repos: Repositories, tenantId: string, patrols: readonly Patrol[]): Promise<PatrolView[]> {
   const ids = patrols.map((patrol) => patrol.id);
-  const [segments, notes, files, updates] = await Promise.all([
-    repos.patrols.segmentsOf(tenantId, ids),
-    repos.patrols.notesOf(tenantId, ids),
-    repos.patrols.filesOf(tenantId, ids),
-    repos.patrols.updatesOf(tenantId, ids),
-  ]);
+  // One after another: `repos` may be a transaction, whose one connection runs one query at a
+  // time (pg deprecates queuing a query on a busy client).
+  const segments = await repos.patrols.segmentsOf(tenantId, ids);
+  const notes = await repos.patrols.notesOf(tenantId, ids);
+  const files = await repos.patrols.filesOf(tenantId, ids);
+  const updates = await repos.patrols.updatesOf(tenantId, ids);
   const segmentViews = await loadSegmentViews(repos, tenantId, segments);
   return patrols.map((patrol) => ({
     patrol,
@@ -24,12 +24,11 @@ export async function loadSegmentViews(repos: Repositories, tenantId: string, se
   const typeIds = [...new Set(segments.map((s) => s.patrolTypeId).filter((id): id is string => id !== null))];
   const subjectIds = [...new Set(segments.filter((s) => s.leaderType === 'observations.subject').map((s) => s.leaderId!))];
   const userIds = [...new Set(segments.filter((s) => s.leaderType === 'accounts.user').map((s) => s.leaderId!))];
-  const [types, subjects, users, events] = await Promise.all([
-    repos.patrolTypes.findMany(tenantId, typeIds),
-    repos.subjects.findMany(tenantId, subjectIds),
-    repos.users.findManyInTenant(tenantId, userIds),
-    repos.patrols.eventIdsOf(tenantId, segments.map((s) => s.id)),
-  ]);
+  // Sequential for the same reason as above.
+  const types = await repos.patrolTypes.findMany(tenantId, typeIds);
+  const subjects = await repos.subjects.findMany(tenantId, subjectIds);
+  const users = await repos.users.findManyInTenant(tenantId, userIds);
+  const events = await repos.patrols.eventIdsOf(tenantId, segments.map((s) => s.id));
   return segments.map((segment) => {
     const subject = segment.leaderType === 'observations.subject' ? subjects.find((s) => s.id === segment.leaderId) : undefined;
     const user = segment.leaderType === 'accounts.user' ? users.find((u) => u.id === segment.leaderId) : undefined;

@@ -5,7 +5,7 @@ import { type RequestContext, actingUser, hasPermission, requirePermission, requ
 import { ConflictError, InputError, NotAllowedError, NotFoundError } from '../errors.js';
 import type { User } from '../model.js';
 import type { Repositories, Store } from '../ports.js';
-import { type NewUserInput, validateNewUser } from './validation.js';
+import { type NewUserInput, passwordProblems, validateNewUser } from './validation.js';
 import { isUuid } from '../ids.js';
 
 export interface UserServiceDeps {
@@ -67,6 +67,13 @@ export class UserService {
     if (!result.ok) throw new InputError('The user is not valid.', result.errors);
     const { password, ...fields } = result.user;
     return { ...fields, passwordHash: await hashSecret(password, this.deps.passwordHashCost) };
+  }
+
+  /** Checks a new password of an existing user against the same rules, and hashes it. */
+  async hashNewPassword(user: User, password: string): Promise<string> {
+    const problems = passwordProblems(password, { username: user.username, firstName: user.firstName, lastName: user.lastName, email: user.email }, this.deps.commonPasswords);
+    if (problems.length) throw new InputError('The password is not acceptable.', { password: problems });
+    return hashSecret(password, this.deps.passwordHashCost);
   }
 
   /** Inserts a prepared user into a tenant inside the caller's transaction. */

@@ -7,6 +7,7 @@ import { eventRoutes } from './events.js';
 import { sensorRoutes } from './sensors.js';
 import { docsRoutes } from './docs.js';
 import { startupRoutes } from './startup.js';
+import { staticRoutes } from './static.js';
 import type { Route } from './types.js';
 
 export type { Route, Method } from './types.js';
@@ -17,7 +18,7 @@ export type { Route, Method } from './types.js';
  * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services)];
+  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...staticRoutes(services)];
   // The description covers the whole table, its own routes included.
   table.push(...docsRoutes(() => table));
   return table;
