@@ -6,6 +6,7 @@ import * as sensors from './20261121_0004_sensors.js';
 import * as patrols from './20261121_0005_patrols.js';
 import * as clientProfile from './20261123_0401_client_profile.js';
 import * as siteMaps from './20261123_0402_site_maps.js';
+import * as eventsFamily from './20261123_0501_events_family.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -19,4 +20,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261121_0005_patrols', migration: patrols },
   { name: '20261123_0401_client_profile', migration: clientProfile },
   { name: '20261123_0402_site_maps', migration: siteMaps },
+  { name: '20261123_0501_events_family', migration: eventsFamily },
 ];
