@@ -5,6 +5,9 @@
  *   left alone: rewriting would change its meaning.)
  * - an array whose `items` is an object schema (a collection, or an attachment list) gets
  *   `unevaluatedItems: false` when it has no `unevaluatedItems`.
+ * - (CONTRACT §11) only COLLECTION arrays: a top-level property that `ui.fields` marks
+ *   `ATTACHMENT` is left as sent; and a legacy `ui.fields[*].choices` (an array, or on a field
+ *   that is not a CHOICE_LIST) is dropped.
  * Idempotent; returns a new document and never modifies its input. Anything that is not a
  * `{json: object}` envelope is returned as a copy, unchanged.
  */
@@ -15,19 +18,19 @@ export function normaliseDocument<T>(doc: T): T {
   if (!isJsonObject(doc) || !isJsonObject(doc.json)) return cloneJson(doc);
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(doc)) {
-    setKey(out, key, key === 'json' ? normaliseJsonSchema(value) : cloneJson(value));
+    setKey(out, key, key === 'json' ? normaliseJsonSchema(value, attachmentFields(doc.ui)) : key === 'ui' ? dropLegacyChoices(value) : cloneJson(value));
   }
   return out as T;
 }
 
 /** The same rules applied to a bare JSON Schema. */
-export function normaliseJsonSchema(schema: unknown): unknown {
-  return rewriteSchema(schema, '', (node) => {
+export function normaliseJsonSchema(schema: unknown, attachments: ReadonlySet<string> = new Set()): unknown {
+  return rewriteSchema(schema, '', (node, pointer) => {
     let out = node;
     if (out.additionalProperties === false && !('unevaluatedProperties' in out)) {
       out = renameKey(out, 'additionalProperties', 'unevaluatedProperties');
     }
-    if (isObjectArray(out) && !('unevaluatedItems' in out)) {
+    if (isObjectArray(out) && !('unevaluatedItems' in out) && !attachments.has(pointer)) {
       out = { ...out, unevaluatedItems: false };
     }
     return out;
@@ -37,4 +40,20 @@ export function normaliseJsonSchema(schema: unknown): unknown {
 function isObjectArray(schema: JsonObject): boolean {
   const items = schema.items;
   return schema.type === 'array' && isJsonObject(items) && (items.type === 'object' || isJsonObject(items.properties));
+}
+
+/** Pointers (`/properties/<name>`) of the top-level fields the UI marks as attachments. */
+function attachmentFields(ui: unknown): ReadonlySet<string> {
+  const fields = isJsonObject(ui) && isJsonObject(ui.fields) ? ui.fields : {};
+  const names = Object.entries(fields).filter(([, field]) => isJsonObject(field) && field.type === 'ATTACHMENT').map(([name]) => name);
+  return new Set(names.map((name) => `/properties/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`));
+}
+
+function dropLegacyChoices(ui: unknown): unknown {
+  const out = cloneJson(ui);
+  if (!isJsonObject(out) || !isJsonObject(out.fields)) return out;
+  for (const field of Object.values(out.fields)) {
+    if (isJsonObject(field) && 'choices' in field && (field.type !== 'CHOICE_LIST' || !isJsonObject(field.choices))) delete field.choices;
+  }
+  return out;
 }

@@ -27,6 +27,9 @@ import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
 import { validateRequest } from './http/middleware/validate.js';
 import { presentProfile } from './http/presentation/middleware.js';
+import { acceptEchoedFields } from './http/presentation/echoed.js';
+import { publishChanges } from './http/realtime/publish.js';
+import type { RealtimeHub } from './http/realtime/hub.js';
 import type { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -68,6 +71,8 @@ export interface Services {
   responseCheck: ResponseChecker | null;
   /** What the original apps read to start (CONTRACT §11). */
   startup: StartupService;
+  /** Realtime sessions (socket.io) that changes are pushed to. */
+  realtime: RealtimeHub;
   /** The package version (the `status` endpoint reports it). */
   version: string;
   /** Response profile of clients that name none (CONTRACT §11). */
@@ -93,6 +98,8 @@ export function createApp(services: Services): Koa<AppState> {
     const steps: Middleware[] = [(ctx, next) => ((ctx.state.routeName = route.name), next())];
     if (route.authenticate) steps.push(auth);
     if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
+    const echoed = acceptEchoedFields(route.name, services.apiProfile);
+    if (echoed) steps.push(echoed);
     const validate = validateRequest(route, ajv, { onBatchRejected });
     if (validate) steps.push(validate);
     steps.push(async (ctx) => route.handler(ctx));
@@ -102,6 +109,7 @@ export function createApp(services: Services): Koa<AppState> {
   app.use(requestMetrics(services.metrics) as never);
   // Outside the response check: handlers are checked against their (fieldops) description.
   app.use(presentProfile(services.apiProfile) as never);
+  app.use(publishChanges(services.realtime) as never);
   if (services.responseCheck) app.use(services.responseCheck.middleware(routes) as never);
   app.use(errorMapping as never);
   app.use(router.routes());

@@ -10,6 +10,8 @@ import { PrincipalCache } from './domain/oauth/principal-cache.js';
 import type { Store } from './domain/ports.js';
 import { loadCommonPasswords, packageRoot } from './domain/users/common-passwords.js';
 import { StartupService } from './domain/startup/service.js';
+import { RealtimeHub } from './http/realtime/hub.js';
+import { attachRealtime } from './http/realtime/socket.js';
 import { loadDemoData } from './domain/demo.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -131,6 +133,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     responseCheck: config.checkResponses ? new ResponseChecker(createHttpAjv()) : null,
     apiProfile: config.apiProfile,
     startup: new StartupService({ store, clock }),
+    realtime: new RealtimeHub(),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
@@ -186,6 +189,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
       );
     });
     capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
+    const realtime = attachRealtime(server, { oauth: runtime.services.oauth, hub: runtime.services.realtime, logger: runtime.services.logger });
     server.keepAliveTimeout = 5000;
     server.requestTimeout = 60000;
     const { port } = server.address() as AddressInfo;
@@ -199,6 +203,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
       demo,
       close: () =>
         (closing ??= (async () => {
+          await realtime.close();
           const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
           // Keep-alive sockets become idle as their in-flight requests finish: close them as
           // they do. Whatever is still running after the grace period is cut.

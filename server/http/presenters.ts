@@ -28,7 +28,8 @@ export function presentRevision(entry: RevisionEntry) {
     time: toIso(entry.time),
     action: entry.action,
     user: entry.userId ? { id: entry.userId, username: entry.username } : null,
-    ...(entry.updatedFields ? { updated_fields: entry.updatedFields } : { snapshot: entry.snapshot }),
+    // CONTRACT §11: the list of changed keys in every profile; their values under `changes`.
+    ...(entry.updatedFields ? { updated_fields: Object.keys(entry.updatedFields), changes: entry.updatedFields } : { snapshot: entry.snapshot }),
     sequence: entry.sequence,
   };
 }

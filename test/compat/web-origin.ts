@@ -42,7 +42,6 @@ export async function startWebOrigin(buildDir: string, serviceUrl: string): Prom
         { host: service.hostname, port: service.port, method: req.method, path: url, headers: { ...req.headers, host: service.host } },
         (answer) => {
           calls.push({ method: req.method ?? 'GET', path: url, status: answer.statusCode ?? 0 });
-          if (answer.statusCode === 401 && process.env.DEBUG_ORIGIN) console.log('AUTH', String(req.headers.authorization).slice(0, 20), JSON.stringify(answer.headers));
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
         },

@@ -193,14 +193,15 @@ t.test(`patrol types: writes, schema rules, rank, history, permissions (${dialec
     t.equal(history.status, 200);
     t.ok(history.body.count >= 2);
     const [latest] = history.body.results;
-    t.equal(Object.keys(latest.updated_fields).length, 1, 'only the changed field');
+    t.equal(latest.updated_fields.length, 1, 'only the changed field');
+    t.same(Object.keys(latest.changes), latest.updated_fields, 'its value under changes');
     t.equal(latest.user.username, 'admin');
     t.ok(history.body.next);
     const all = await s.json(`${TYPES}/schemed/updates?page_size=100`, { token });
     const sequences = all.body.results.map((entry: { sequence: number }) => entry.sequence);
     t.same(sequences, [...sequences].sort((a: number, b: number) => b - a), 'newest first');
-    t.ok(all.body.results.some((entry: { updated_fields?: object }) => JSON.stringify(Object.keys(entry.updated_fields ?? {})) === '["ordernum"]'), 'rank entries list ordernum alone');
-    t.ok(all.body.results.some((entry: { updated_fields?: object }) => JSON.stringify(Object.keys(entry.updated_fields ?? {})) === '["display"]'), 'a display change lists display alone');
+    t.ok(all.body.results.some((entry: { updated_fields?: string[] }) => JSON.stringify(entry.updated_fields ?? []) === '["ordernum"]'), 'rank entries list ordernum alone');
+    t.ok(all.body.results.some((entry: { updated_fields?: string[] }) => JSON.stringify(entry.updated_fields ?? []) === '["display"]'), 'a display change lists display alone');
     const created = all.body.results.at(-1);
     t.equal(created.action, 'created');
     t.notOk('updated_fields' in created);

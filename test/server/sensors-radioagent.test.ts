@@ -73,7 +73,7 @@ t.test(`radio agents (${dialect})`, async (t) => {
   await t.test('invalid messages fail the request, nothing stored', async (t) => {
     const before = await countRows(s, 'observations');
     const cases: Array<[string, unknown, string[]]> = [
-      ['no message_key', { ...observation('x', 0) }, ['/message_key']],
+      // (No message_key at all is an observation since CONTRACT §11: test/compat/bodies.test.ts.)
       ['unknown message_key', { ...observation('x', 0), message_key: 'ping' }, ['/message_key']],
       ['heartbeat without heartbeat', { message_key: 'heartbeat' }, ['/heartbeat']],
       ['heartbeat not an object', { message_key: 'heartbeat', heartbeat: 'alive' }, ['/heartbeat']],

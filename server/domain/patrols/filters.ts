@@ -62,7 +62,8 @@ export function readPatrolFilter(filterParam: string | undefined, statuses: stri
       const list = filter[key];
       if (list === undefined || list === null) continue;
       if (!Array.isArray(list) || list.length > 500 || !list.every((item) => typeof item === 'string' && item.length <= 100)) fail('filter', `${key} must be an array of ids.`, `For example {"${key}": ["<uuid>"]}.`);
-      else result[target] = list as string[];
+      // CONTRACT §11: the web app always sends both lists; an empty one is no filter.
+      else if (list.length > 0) result[target] = list as string[];
     }
   }
   if (statuses.length > 0) {

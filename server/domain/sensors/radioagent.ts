@@ -30,7 +30,8 @@ export function readRadioAgentBatch(body: unknown): RadioAgentBatch {
       return;
     }
     const message = raw as Record<string, unknown>;
-    if (message.message_key === 'observation') {
+    // CONTRACT §11: a message without message_key is an observation.
+    if (message.message_key === 'observation' || message.message_key === undefined || message.message_key === null) {
       const observation = readObservation(message, index, pointer(index), issues);
       if (observation) batch.observations.push(observation);
     } else if (message.message_key === 'heartbeat') {
@@ -38,8 +39,6 @@ export function readRadioAgentBatch(body: unknown): RadioAgentBatch {
       if (!isObject(message.heartbeat)) issue('heartbeat', message.heartbeat === undefined ? 'required' : 'invalid_type', 'heartbeat must be an object.');
       else if (message.datasource !== undefined && message.datasource !== null && !isObject(message.datasource)) issue('datasource', 'invalid_type', 'datasource must be an object.');
       else batch.heartbeats.push({ index, message });
-    } else if (message.message_key === undefined || message.message_key === null) {
-      issue('message_key', 'required', 'message_key is required.', ['Use "observation" or "heartbeat".']);
     } else {
       issue('message_key', 'invalid_choice', `message_key "${String(message.message_key).slice(0, 40)}" is not known.`, ['Use "observation" or "heartbeat".']);
     }

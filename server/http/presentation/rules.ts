@@ -69,6 +69,7 @@ function revisionItem(entry: Record<string, unknown>): unknown {
   return {
     ...rest,
     action: ACTIONS[String(entry.action)] ?? entry.action,
+    updated_fields: Array.isArray(entry.updated_fields) ? entry.updated_fields : [],
     user: user ? { id: user.id, username: user.username, first_name: user.first_name ?? '', last_name: user.last_name ?? '', content_type: 'accounts.user' } : null,
   };
 }

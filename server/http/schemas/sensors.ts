@@ -52,10 +52,10 @@ const heartbeat: JSONSchema = openObject(
 );
 const radioMessage: JSONSchema = named('RadioAgentMessage', {
   type: 'object',
-  properties: { message_key: { enum: ['observation', 'heartbeat'], 'x-error-codes': { enum: 'invalid_choice' } } },
-  required: ['message_key'],
+  // CONTRACT §11: a message without message_key is an observation.
+  properties: { message_key: { enum: ['observation', 'heartbeat', null], default: 'observation', 'x-error-codes': { enum: 'invalid_choice' } } },
   allOf: [
-    { if: { properties: { message_key: { const: 'observation' } }, required: ['message_key'] }, then: observationItem },
+    { if: { properties: { message_key: { enum: ['observation', null] } } }, then: observationItem },
     { if: { properties: { message_key: { const: 'heartbeat' } }, required: ['message_key'] }, then: heartbeat },
   ],
 });

@@ -1,0 +1,46 @@
+import type { Server as HttpServer } from 'node:http';
+import type { Logger } from 'pino';
+import { Server } from 'socket.io';
+import type { OAuthService } from '../../domain/oauth/service.js';
+import type { RealtimeHub } from './hub.js';
+
+/** Largest message a client may send (authorization, filters, echo): they are all small. */
+const MAX_MESSAGE_BYTES = 16 * 1024;
+
+/**
+ * The web app's realtime channel (socket.io at `/socket.io`, on the API's server and port).
+ * A socket is authorised by the access token it sends in its `authorization` message (the
+ * same check as a REST call: `resp_authorization` 200, or 401 and disconnect); only then does
+ * it receive the changes its principal may see. `echo` is answered with `echo_resp`.
+ */
+export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; hub: RealtimeHub; logger: Logger }): { close(): Promise<void> } {
+  const io = new Server(server, { path: '/socket.io', serveClient: false, maxHttpBufferSize: MAX_MESSAGE_BYTES, cors: { origin: false } });
+  io.on('connection', (socket) => {
+    let remove: (() => void) | null = null;
+    socket.on('authorization', async (message: unknown) => {
+      const header = String((message as { authorization?: unknown } | null)?.authorization ?? '');
+      const token = /^bearer\s+(\S+)$/i.exec(header.trim())?.[1];
+      try {
+        if (!token) throw new Error('no token');
+        const principal = await deps.oauth.authenticateBearer(token, undefined);
+        remove?.();
+        remove = deps.hub.add({ principal, send: (type, payload) => void socket.emit(type, payload) });
+        socket.emit('resp_authorization', { status: { code: 200, message: 'OK' } });
+      } catch {
+        socket.emit('resp_authorization', { status: { code: 401, message: 'Unauthorized' } });
+        socket.disconnect(true);
+      }
+    });
+    socket.on('echo', () => void socket.emit('echo_resp', { data: 'pong' }));
+    socket.on('disconnect', () => remove?.());
+  });
+  io.engine.on('connection_error', (error: { code?: number; message?: string }) => deps.logger.debug({ code: error.code, message: error.message }, 'realtime connection refused'));
+  // NOTE: io.close() would also close the HTTP server and wait for its keep-alive sockets;
+  // the server's own shutdown does that. Here only the realtime sessions end.
+  return {
+    close: async () => {
+      io.disconnectSockets(true);
+      io.engine.close();
+    },
+  };
+}

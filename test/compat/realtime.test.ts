@@ -1,0 +1,61 @@
+import t, { type Test } from 'tap';
+import { io, type Socket } from 'socket.io-client';
+import { dialect, startTestServer, type TestServer } from '../helpers/server.js';
+import { send } from '../helpers/catalog.js';
+
+const E = '/api/v1.0/activity/events';
+const PASSWORD = 'Hornbill-Sky-Pass-1';
+
+/** A socket.io session as the web app opens it: connect, then `authorization` with the token. */
+async function session(t: Test, s: TestServer, token: string): Promise<{ socket: Socket; status: number; received: Array<[string, any]> }> {
+  const socket = io(s.url, { path: '/socket.io', transports: ['polling', 'websocket'], reconnection: false });
+  t.teardown(() => void socket.close());
+  const received: Array<[string, any]> = [];
+  socket.onAny((type: string, payload: unknown) => received.push([type, payload]));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', reject);
+  });
+  const answer = new Promise<any>((resolve) => socket.once('resp_authorization', resolve));
+  socket.emit('authorization', { type: 'authorization', id: 1, authorization: `Bearer ${token}` });
+  return { socket, status: (await answer).status.code, received };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+t.test(`realtime: socket.io pushes events to the sessions allowed to see them (${dialect})`, async (t) => {
+  const s = await startTestServer(t);
+  if (!s) return;
+  const { admin } = s.server.runtime;
+  const adminToken = (await s.login()).access_token;
+  await admin.createUser({ tenant: 'default', username: 'watcher', password: PASSWORD, permissions: ['view_event'] });
+  await admin.createUser({ tenant: 'default', username: 'blind', password: PASSWORD, permissions: ['view_patrol'] });
+  await admin.createTenant('other');
+  await admin.createUser({ tenant: 'other', username: 'outsider', password: PASSWORD, superuser: true });
+  t.equal((await s.json('/api/v2.0/activity/eventtypes', send('POST', { value: 'sighting', display: 'Sighting' }, adminToken))).status, 201);
+
+  const watcher = await session(t, s, (await s.login('watcher', PASSWORD)).access_token);
+  const blind = await session(t, s, (await s.login('blind', PASSWORD)).access_token);
+  const outsider = await session(t, s, (await s.login('outsider', PASSWORD)).access_token);
+  t.same([watcher.status, blind.status, outsider.status], [200, 200, 200], 'authorised by the access token');
+
+  const created = await s.json(E, send('POST', { event_type: 'sighting', event_details: {} }, adminToken));
+  t.equal(created.status, 201, JSON.stringify(created.body));
+  const patched = await s.json(`${E}/${created.body.id}`, send('PATCH', { title: 'Lions at the gate' }, adminToken));
+  t.equal(patched.status, 200, JSON.stringify(patched.body));
+  await settle();
+  const pushed = watcher.received.filter(([type]) => type === 'new_event' || type === 'update_event');
+  t.same(pushed.map(([type, payload]) => [type, payload.mid, payload.event_id]), [['new_event', 1, created.body.id], ['update_event', 1, created.body.id]]);
+  t.equal(pushed[1]![1].event_data.title, 'Lions at the gate', 'the changed event itself');
+  t.same(blind.received.filter(([type]) => type.endsWith('_event')), [], 'no view_event: nothing');
+  t.same(outsider.received.filter(([type]) => type.endsWith('_event')), [], 'another tenant: nothing');
+
+  const echo = new Promise<string>((resolve) => watcher.socket.once('echo_resp', () => resolve('echo_resp')));
+  watcher.socket.emit('echo', { data: 'ping' });
+  t.equal(await echo, 'echo_resp', 'the keep-alive echo');
+
+  const bad = await session(t, s, 'not-a-token');
+  t.equal(bad.status, 401, 'a bad token is refused');
+  await settle();
+  t.notOk(bad.socket.connected, 'and disconnected');
+});
