@@ -11,6 +11,7 @@ import { registerSyncCommand } from './sync.js';
 import { registerTrackedByCommand } from './trackedby.js';
 import { registerTypesCommands } from './types.js';
 import { registerWhoamiCommand } from './whoami.js';
+import { registerOfflineWriteCommands } from './offline-write.js';
 
 export function registerClientCommands(program: Command, io: CliIo): void {
   registerLoginCommand(program, io);
@@ -23,4 +24,5 @@ export function registerClientCommands(program: Command, io: CliIo): void {
   registerLintCommand(program, io);
   registerMigrateCommand(program, io);
   registerReplayCommand(program, io);
+  registerOfflineWriteCommands(program, io);
 }
