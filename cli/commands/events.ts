@@ -59,7 +59,7 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
       .argument('<file>', 'the datasheet')
       .requiredOption('--type <value>', 'the v2 event type of every row')
       .addOption(new Option('--input-format <format>', 'the file\'s format (default: from its extension)').choices(['csv', 'json', 'ndjson']))
-      .addOption(new Option('--format <format>', 'report format for invalid rows (default stylish; json with --json)').choices(FORMAT_NAMES))
+      .addOption(new Option('--format <format>', 'report invalid rows in a lint format (default: stylish; --json prints a summary with the findings)').choices(FORMAT_NAMES))
       .option('--skip-invalid', 'queue the valid rows even when some are invalid')
       .addHelpText(
         'after',
@@ -82,11 +82,11 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
         const shownPath = relative.startsWith('..') ? file! : relative;
         const result = await importEvents({ file: file!, shownPath, format, type: options.type, skipInvalid: Boolean(options.skipInvalid), mirror: stores.mirror, outbox: stores.outbox });
         const summary = { file: shownPath, rows: result.rows, valid: result.valid, invalid: result.invalid, queued: result.queued, already_queued: result.fileProblems || (result.invalid && !options.skipInvalid) ? 0 : result.valid - result.queued };
-        const reportFormat = options.format ?? (ctx.json ? 'json' : 'stylish');
-        if (result.invalid > 0 || result.report.files[0]!.findings.length > 0 || reportFormat !== 'stylish') {
-          io.stdout.write(FORMATS[reportFormat](result.report, { color: ctx.out.enabled, toolVersion: toolVersion() }));
-        }
-        if (ctx.json && reportFormat !== 'json') printJson(ctx, summary);
+        // --json: the summary with the findings; --format: the report in a lint format; else stylish when there are findings.
+        const findings = result.report.files[0]!.findings;
+        if (options.format) io.stdout.write(FORMATS[options.format](result.report, { color: ctx.out.enabled, toolVersion: toolVersion() }));
+        else if (ctx.json) printJson(ctx, { ...summary, findings });
+        else if (findings.length > 0) io.stdout.write(FORMATS.stylish(result.report, { color: ctx.out.enabled, toolVersion: toolVersion() }));
         const nothing = result.fileProblems > 0 || (result.invalid > 0 && !options.skipInvalid);
         ctx.info(
           nothing
