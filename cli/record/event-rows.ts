@@ -20,6 +20,8 @@ export interface SourceRow {
   /** Column (1-based) of each input name, for reports. */
   columns: Map<string, number>;
   issues: RecordIssue[];
+  /** For JSON sources: where a pointer into this record is in the file. */
+  locate?: (pointer: string) => { line: number; column: number } | null;
 }
 
 export function readRows(format: 'csv' | 'json' | 'ndjson', text: string, type: EventTypeForRecording): { rows: SourceRow[]; fileIssues: Array<RecordIssue & { line: number }> } {
@@ -116,7 +118,7 @@ export function convertCell(spec: FieldSpec, raw: string): Converted {
 
 function jsonRows(format: 'json' | 'ndjson', text: string) {
   const fileIssues: Array<RecordIssue & { line: number }> = [];
-  const records: Array<{ line: number; value: unknown }> = [];
+  const records: Array<{ line: number; value: unknown; locate?: SourceRow['locate'] }> = [];
   if (format === 'ndjson') {
     text.split('\n').forEach((lineText, index) => {
       if (lineText.trim() === '') return;
@@ -135,10 +137,11 @@ function jsonRows(format: 'json' | 'ndjson', text: string) {
       const locate = createPointerLocator(text);
       const base = Array.isArray(value) ? '' : value && typeof value === 'object' && Array.isArray((value as { results?: unknown }).results) ? '/results' : null;
       const list = base === null ? [value] : base === '' ? (value as unknown[]) : (value as { results: unknown[] }).results;
-      list.forEach((v, i) => records.push({ line: base === null ? 1 : (locate(`${base}/${i}`)?.line ?? 1), value: v }));
+      const prefix = (i: number) => (base === null ? '' : `${base}/${i}`);
+      list.forEach((v, i) => records.push({ line: locate(prefix(i))?.line ?? 1, value: v, locate: (pointer) => locate(prefix(i) + pointer) }));
     }
   }
-  const rows = records.map(({ line, value }, index): SourceRow => {
+  const rows = records.map(({ line, value, locate }, index): SourceRow => {
     const issues: RecordIssue[] = [];
     const v = (value && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, unknown>;
     if (v !== value) issues.push({ field: '', pointer: '', code: 'not_an_object', message: 'each record is an event object', hints: ['{"time": ..., "location": {...}, "event_details": {...}}'] });
@@ -150,7 +153,7 @@ function jsonRows(format: 'json' | 'ndjson', text: string) {
     if (v.priority !== undefined) input.priority = Number(v.priority);
     if (typeof v.state === 'string') input.state = v.state;
     if (typeof v.title === 'string') input.title = v.title;
-    return { row: index + 1, line, input, columns: new Map(), issues };
+    return { row: index + 1, line, input, columns: new Map(), issues, locate };
   });
   return { rows, fileIssues };
 }

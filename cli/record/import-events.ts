@@ -66,8 +66,9 @@ export async function importEvents(input: { file: string; shownPath: string; for
     const { body, issues } = buildEvent(type, id, row.input);
     const all = [...row.issues, ...issues.filter((i) => !row.issues.some((r) => r.pointer === i.pointer))];
     for (const issue of all) {
+      const at = row.locate?.(issue.pointer) ?? { line: row.line, column: row.columns.get(issue.field === 'location' ? 'latitude' : issue.field) ?? 1 };
       findings.push({
-        document: `/${row.row}`, pointer: issue.pointer, line: row.line, column: row.columns.get(issue.field === 'location' ? 'latitude' : issue.field) ?? 1,
+        document: `/${row.row}`, pointer: issue.pointer, line: at.line, column: at.column,
         severity: 'error', code: issue.code, category: 'validation', message: `row ${row.row}: ${issue.message}`, hints: issue.hints,
       });
     }
