@@ -102,7 +102,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
     patrols,
     patrolNotes: new PatrolNoteService({ store, clock, patrols }),
-    events: new EventService({ store, clock, choices }),
+    events: new EventService({ store, clock, choices, files, maxFileBytes: config.maxFileBytes }),
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
     sensors: new SensorService({ store, clock, metrics }),
     files,

@@ -4,6 +4,7 @@ import * as catalogs from './20261121_0002_catalogs.js';
 import * as eventTypes from './20261121_0003_event_types.js';
 import * as sensors from './20261121_0004_sensors.js';
 import * as patrols from './20261121_0005_patrols.js';
+import * as eventsFamily from './20261123_0501_events_family.js';
 import * as offlinePull from './20261123_0601_offline_pull.js';
 
 /**
@@ -16,5 +17,6 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261121_0003_event_types', migration: eventTypes },
   { name: '20261121_0004_sensors', migration: sensors },
   { name: '20261121_0005_patrols', migration: patrols },
+  { name: '20261123_0501_events_family', migration: eventsFamily },
   { name: '20261123_0601_offline_pull', migration: offlinePull },
 ];

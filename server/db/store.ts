@@ -19,6 +19,7 @@ import { KnexSensorRepository } from './repositories/sensors.js';
 import { KnexObservationRepository } from './repositories/observations.js';
 import { KnexSensorSubjectRepository } from './repositories/sensors-subjects.js';
 import { KnexEventRepository } from './repositories/events.js';
+import { KnexEventNoteRepository } from './repositories/events-notes.js';
 
 function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Repositories {
   return {
@@ -39,6 +40,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     observations: translated(new KnexObservationRepository(db)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
     events: translated(new KnexEventRepository(db)),
+    eventNotes: translated(new KnexEventNoteRepository(db)),
   };
 }
 

@@ -7,6 +7,8 @@ export const PERMISSIONS = [
   'view_user', 'add_user', 'change_user',
   'add_observation', 'view_observation', 'view_subject',
   'view_event', 'add_event', 'change_event',
+  // Deleting an event (the events family, CONTRACT §11): not in CONTRACT §2's list; as delete_patrol.
+  'delete_event',
   // Operations: read /metrics (not in CONTRACT §2's list; added for the metrics endpoint).
   'view_metrics',
 ] as const;

@@ -16,7 +16,8 @@ import type {
   Tenant,
   User,
 } from './model.js';
-import type { ActivityEvent, EventFile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
+import type { EventNoteRepository, EventRepository } from './events/ports.js';
+import type { Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
 
 import type { PatrolRepository } from './patrols/ports.js';
 
@@ -177,6 +178,7 @@ export interface Repositories {
   observations: ObservationRepository;
   sensorSubjects: SensorSubjectRepository;
   events: EventRepository;
+  eventNotes: EventNoteRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */
@@ -258,15 +260,5 @@ export interface SensorSubjectRepository {
   findWithStatus(tenantId: string, id: string): Promise<SubjectWithStatus | null>;
 }
 
-/** Events and their files (CONTRACT §5b); the patrols work extends this. */
-export interface EventRepository {
-  insert(event: ActivityEvent): Promise<void>;
-  update(event: ActivityEvent): Promise<void>;
-  list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string): Promise<{ total: number; events: ActivityEvent[] }>;
-  /** Segment ids linked to each event. */
-  segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>>;
-  find(tenantId: string, id: string): Promise<ActivityEvent | null>;
-  touch(tenantId: string, id: string, at: number): Promise<void>;
-  attachFile(file: EventFile): Promise<void>;
-  filesOf(tenantId: string, eventId: string): Promise<EventFile[]>;
-}
+/** Events, their files, notes and history: server/domain/events/ports.ts. */
+export type { EventRepository, EventNoteRepository } from './events/ports.js';

@@ -1,13 +1,15 @@
 import type { ActivityEvent, EventFile } from '../../domain/model.js';
-import type { EventRepository } from '../../domain/ports.js';
+import type { EventFileRecord, EventListFilter, EventRecord } from '../../domain/events/model.js';
+import type { EventRepository } from '../../domain/events/ports.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
+import { applyEventFilter } from './events-filter.js';
 
 type Row = Record<string, unknown>;
 
 const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
-export const toEvent = (row: Row): ActivityEvent => ({
+export const toEvent = (row: Row): EventRecord => ({
   id: row.id as string,
   tenantId: row.tenant_id as string,
   eventType: row.event_type as string,
@@ -22,8 +24,11 @@ export const toEvent = (row: Row): ActivityEvent => ({
   createdByClientId: (row.created_by_client_id as string | null) ?? null,
   createdAt: fromDbMillis(row.created_at),
   updatedAt: fromDbMillis(row.updated_at),
+  serialNumber: Number(row.serial_number),
+  revision: Number(row.revision),
 });
 
+/** The columns a write sets (serial number and revision are the repository's to manage). */
 export const eventRow = (event: ActivityEvent): Row => ({
   id: event.id,
   tenant_id: event.tenantId,
@@ -41,7 +46,7 @@ export const eventRow = (event: ActivityEvent): Row => ({
   updated_at: event.updatedAt,
 });
 
-export const toEventFile = (row: Row): EventFile => ({
+export const toEventFile = (row: Row): EventFileRecord => ({
   id: row.id as string,
   tenantId: row.tenant_id as string,
   eventId: row.event_id as string,
@@ -51,27 +56,52 @@ export const toEventFile = (row: Row): EventFile => ({
   contentType: row.content_type as string,
   filename: row.filename as string,
   createdAt: fromDbMillis(row.created_at),
+  comment: (row.comment as string | null) ?? '',
+  createdByUserId: (row.created_by_user_id as string | null) ?? null,
+  updatedAt: row.updated_at === null || row.updated_at === undefined ? fromDbMillis(row.created_at) : fromDbMillis(row.updated_at),
 });
 
 /** Events and their files; every read is scoped by tenant. */
 export class KnexEventRepository implements EventRepository {
   constructor(private readonly db: Executor) {}
 
-  async insert(event: ActivityEvent): Promise<void> {
-    await this.db('events').insert(eventRow(event));
+  async insert(event: ActivityEvent): Promise<EventRecord> {
+    // One statement that both creates and advances the tenant's counter; on PostgreSQL its row
+    // lock holds concurrent creators until this transaction ends, so numbers never repeat.
+    const [counter] = await this.db('event_serials')
+      .insert({ tenant_id: event.tenantId, last: 1 })
+      .onConflict('tenant_id')
+      .merge({ last: this.db.raw('event_serials.last + 1') })
+      .returning('last');
+    const serialNumber = Number((counter as { last: unknown }).last);
+    await this.db('events').insert({ ...eventRow(event), serial_number: serialNumber, revision: 1 });
+    return { ...event, serialNumber, revision: 1 };
   }
 
-  async update(event: ActivityEvent): Promise<void> {
+  async update(event: ActivityEvent, expectedRevision?: number): Promise<boolean> {
     const { id, tenant_id, created_at, ...changes } = eventRow(event);
-    await this.db('events').where({ id, tenant_id }).update(changes);
+    const query = this.db('events').where({ id, tenant_id });
+    if (expectedRevision !== undefined) query.andWhere('revision', expectedRevision);
+    const count = await query.update({ ...changes, revision: this.db.raw('revision + 1') });
+    return Number(count) === 1;
   }
 
-  /** Newest first; only the events linked to `segmentId` when given. */
-  async list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string) {
+  async delete(tenantId: string, id: string): Promise<boolean> {
+    // NOTE: SQLite enforces ON DELETE CASCADE only with foreign keys on; delete the children
+    // explicitly so both dialects behave the same whatever the pragma.
+    for (const table of ['event_updates', 'event_notes', 'event_files', 'camera_trap_images']) await this.db(table).where({ tenant_id: tenantId, event_id: id }).delete();
+    await this.db('segment_events').where({ event_id: id }).whereIn('event_id', this.db('events').select('id').where({ tenant_id: tenantId, id })).delete();
+    return Number(await this.db('events').where({ tenant_id: tenantId, id }).delete()) === 1;
+  }
+
+  /** Ordered by the filter's sort (newest time first by default), then id; only events linked to `segmentId` when given. */
+  async list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string, filter?: EventListFilter) {
     const query = this.db('events').where({ tenant_id: tenantId });
     if (segmentId) query.whereIn('id', this.db('segment_events').select('event_id').where({ segment_id: segmentId }));
+    if (filter) applyEventFilter(query, filter);
     const count = await query.clone().count({ n: '*' }).first();
-    const rows = await query.orderBy([{ column: 'time', order: 'desc' }, { column: 'id' }]).offset(page.offset).limit(page.limit);
+    const sort = filter?.sort ?? { column: 'time', descending: true };
+    const rows = await query.orderBy([{ column: sort.column, order: sort.descending ? 'desc' : 'asc' }, { column: 'id' }]).offset(page.offset).limit(page.limit);
     return { total: Number(count?.n ?? 0), events: rows.map(toEvent) };
   }
 
@@ -84,16 +114,16 @@ export class KnexEventRepository implements EventRepository {
     return map;
   }
 
-  async find(tenantId: string, id: string): Promise<ActivityEvent | null> {
+  async find(tenantId: string, id: string): Promise<EventRecord | null> {
     const row = await this.db('events').where({ tenant_id: tenantId, id }).first();
     return row ? toEvent(row) : null;
   }
 
   async touch(tenantId: string, id: string, at: number): Promise<void> {
-    await this.db('events').where({ tenant_id: tenantId, id }).update({ updated_at: at });
+    await this.db('events').where({ tenant_id: tenantId, id }).update({ updated_at: at, revision: this.db.raw('revision + 1') });
   }
 
-  async attachFile(file: EventFile): Promise<void> {
+  async attachFile(file: EventFile & Partial<Pick<EventFileRecord, 'comment' | 'createdByUserId' | 'updatedAt'>>): Promise<void> {
     await this.db('event_files').insert({
       id: file.id,
       tenant_id: file.tenantId,
@@ -104,11 +134,26 @@ export class KnexEventRepository implements EventRepository {
       content_type: file.contentType,
       filename: file.filename,
       created_at: file.createdAt,
+      comment: file.comment ?? '',
+      created_by_user_id: file.createdByUserId ?? null,
+      updated_at: file.updatedAt ?? file.createdAt,
     });
   }
 
-  async filesOf(tenantId: string, eventId: string): Promise<EventFile[]> {
-    const rows = await this.db('event_files').where({ tenant_id: tenantId, event_id: eventId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
-    return rows.map(toEventFile);
+  async filesOf(tenantId: string, eventId: string): Promise<EventFileRecord[]> {
+    return (await this.filesOfMany(tenantId, [eventId])).get(eventId) ?? [];
+  }
+
+  async filesOfMany(tenantId: string, eventIds: readonly string[]): Promise<Map<string, EventFileRecord[]>> {
+    const map = new Map<string, EventFileRecord[]>();
+    if (eventIds.length === 0) return map;
+    const rows = await this.db('event_files').where({ tenant_id: tenantId }).whereIn('event_id', [...eventIds]).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    for (const file of rows.map(toEventFile)) map.set(file.eventId, [...(map.get(file.eventId) ?? []), file]);
+    return map;
+  }
+
+  async deleteFile(tenantId: string, eventId: string, fileId: string): Promise<boolean> {
+    // The bytes stay in the content-addressed store: other rows (or tenants) may share them.
+    return Number(await this.db('event_files').where({ tenant_id: tenantId, event_id: eventId, id: fileId }).delete()) === 1;
   }
 }

@@ -2,8 +2,9 @@ import { BodyReader } from '../catalog/fields.js';
 import { PRIORITIES } from '../catalog/input.js';
 import { isUuid } from '../ids.js';
 import { parseIsoWithOffset } from '../time-input.js';
+import { EVENT_STATES, type EventState } from './model.js';
 
-export const EVENT_STATES = ['new', 'active', 'resolved'] as const;
+export { EVENT_STATES };
 
 /** Absent fields are undefined (unchanged on PATCH); `location: null` clears it. */
 export interface EventInput {
@@ -13,18 +14,33 @@ export interface EventInput {
   time?: number;
   location?: { latitude: number; longitude: number } | null;
   priority?: number;
-  state?: (typeof EVENT_STATES)[number];
+  state?: EventState;
   eventDetails?: Record<string, unknown>;
   patrolSegments?: string[];
+  /** New notes (items without an id; items with one are echoes of existing notes, ignored). */
+  notes?: string[];
 }
 
-/** `{id, event_type, title, time, location {latitude, longitude}, priority, state, event_details, patrol_segments}` (CONTRACT §5b). */
+export const MAX_NOTE_CHARS = 10_000;
+
+const WRITABLE = ['id', 'event_type', 'title', 'time', 'location', 'priority', 'state', 'event_details', 'patrol_segments', 'notes'];
+/**
+ * Read-only fields the original's clients send back with what they read (CONTRACT §11):
+ * accepted and ignored, in both profiles. Anything else unknown is 400.
+ */
+export const EVENT_READ_ONLY = [
+  'serial_number', 'files', 'created_at', 'updated_at', 'url', 'reported_by', 'updates', 'is_collection', 'event_category',
+  'icon_id', 'priority_label', 'sort_at', 'image_url', 'geojson', 'geometry', 'is_contained_in', 'related_subjects', 'patrols',
+  'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time',
+];
+
+/** `{id, event_type, title, time, location {latitude, longitude}, priority, state, event_details, patrol_segments, notes}` (CONTRACT §5b, §11). */
 export function readEventBody(body: unknown, mode: 'create' | 'patch'): EventInput {
   const reader = BodyReader.of(body);
-  reader.rejectUnknown(['id', 'event_type', 'title', 'time', 'location', 'priority', 'state', 'event_details', 'patrol_segments'], ['serial_number', 'files', 'created_at', 'updated_at', 'url']);
+  reader.rejectUnknown(WRITABLE, EVENT_READ_ONLY);
   const input: EventInput = {
     eventType: reader.string('event_type', { max: 50, required: mode === 'create' }),
-    title: reader.string('title', { max: 255 }),
+    title: reader.body.title === null ? undefined : reader.string('title', { max: 255 }),
     priority: reader.oneOf('priority', PRIORITIES),
     state: reader.oneOf('state', EVENT_STATES),
   };
@@ -56,6 +72,22 @@ export function readEventBody(body: unknown, mode: 'create' | 'patch'): EventInp
     if (Array.isArray(segments) && segments.length <= 50 && segments.every((id) => typeof id === 'string' && isUuid(id))) input.patrolSegments = segments.map((id: string) => id.toLowerCase());
     else reader.add('patrol_segments', { code: 'invalid', message: 'patrol_segments is a list of segment ids.', hints: ['For example ["<uuid>"].'] });
   }
+  if (reader.has('notes')) {
+    const notes = reader.body.notes;
+    const isNote = (note: unknown): note is { text: string; id?: unknown } =>
+      !!note && typeof note === 'object' && typeof (note as { text?: unknown }).text === 'string' && (note as { text: string }).text.length <= MAX_NOTE_CHARS;
+    if (Array.isArray(notes) && notes.length <= 100 && notes.every(isNote)) input.notes = notes.filter((note) => note.id === undefined || note.id === null).map((note) => note.text).filter((text) => text.trim() !== '');
+    else reader.add('notes', { code: 'invalid', message: `notes is a list of {text} (at most 100, each at most ${MAX_NOTE_CHARS} characters).`, hints: ['For example [{"text": "Seen near the gate."}].'] });
+  }
   reader.finish('The event is not valid.');
   return input;
+}
+
+/** A note's body: `{text}` (the original's clients also send `event`, the id in the URL; ignored). */
+export function readNoteBody(body: unknown): { text: string } {
+  const reader = BodyReader.of(body);
+  reader.rejectUnknown(['text'], ['event', 'id', 'created_at', 'updated_at', 'updates', 'created_by', 'ordernum']);
+  const text = reader.string('text', { max: MAX_NOTE_CHARS, required: true });
+  reader.finish('The note is not valid.');
+  return { text: text! };
 }

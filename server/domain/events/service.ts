@@ -1,42 +1,76 @@
 import { randomUUID } from 'node:crypto';
-import { createEventDetailsValidatorCache, classifyStoredDocument, preRender, type ChoiceResolver } from '../../../schema/index.js';
+import { SchemaCompileError } from '../../../schema/index.js';
 import type { Clock } from '../../db/time.js';
-import { toFieldIssue } from '../catalog/schema-write.js';
+import { strongEtag } from '../catalog/etag.js';
 import type { ChoiceService } from '../choices/service.js';
-import { type RequestContext, actingUser, requirePermission } from '../context.js';
-import { ConflictError, InputError, NotFoundError } from '../errors.js';
+import { type Principal, type RequestContext, actingUser, requirePermission } from '../context.js';
+import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import type { ActivityEvent, EventFile } from '../model.js';
+import type { ActivityEvent, User } from '../model.js';
 import type { Repositories, Store } from '../ports.js';
-import { type EventInput, readEventBody } from './input.js';
+import { EventDetailsChecker, type ResolvedEventType } from './details.js';
+import { type EventListQuery, readEventListQuery } from './filters.js';
+import { readEventBody } from './input.js';
+import type { EventListFilter, EventRecord, EventView } from './model.js';
+import { loadEventViews } from './views.js';
+import { EventNoteService } from './notes.js';
+import { EventFileService } from './files.js';
+import type { FileStore } from '../../storage/file-store.js';
 
-export interface EventView {
-  event: ActivityEvent;
-  segmentIds: string[];
-  files: EventFile[];
+export type { EventView } from './model.js';
+
+/** An `If-Match` precondition: does the header name this tag? */
+export type IfMatch = ((etag: string) => boolean) | undefined;
+
+/** The ETag of an event: its revision, which every change to it, its notes or files moves. */
+export function eventEtag(event: EventRecord): string {
+  return strongEtag('event', event.tenantId, event.id, event.revision);
 }
 
 /**
- * Events (CONTRACT §5b): `event_details` is validated against the event type's v2 schema with
- * its choice references resolved the way the caller would see them, the root closed (no
- * undeclared fields), every problem reported with a pointer into the details.
+ * Events (CONTRACT §5b, §11). `event_details` is validated against the event's type (v2, or a
+ * v1 type's rendered draft-04 schema). Every write runs in one transaction with its history
+ * entry; a client may supply the id (a duplicate is 409, for offline retries); `If-Match` on
+ * PATCH and DELETE compares the event's ETag, and the write is a compare-and-set on the
+ * revision, so of two writers holding one tag exactly one wins.
+ * DELETE needs `delete_event` (as the other families' deletes need theirs).
  */
 export class EventService {
-  private readonly validators = createEventDetailsValidatorCache({ maxEntries: 500 });
+  readonly checker: EventDetailsChecker;
+  /** The notes and files of events (`activity/event/<id>/notes`, `/files/`). */
+  readonly notes: EventNoteService;
+  readonly files: EventFileService;
 
-  constructor(private readonly deps: { store: Store; clock: Clock; choices: ChoiceService }) {}
+  /** `maxFileBytes`: event file uploads larger than this are 413. */
+  constructor(private readonly deps: { store: Store; clock: Clock; choices: ChoiceService; files: FileStore; maxFileBytes: number }) {
+    this.checker = new EventDetailsChecker(deps.choices);
+    this.notes = new EventNoteService({ store: deps.store, clock: deps.clock, events: this });
+    this.files = new EventFileService({ store: deps.store, clock: deps.clock, files: deps.files, events: this, maxFileBytes: deps.maxFileBytes });
+  }
 
-  async list(ctx: RequestContext, page: { offset: number; limit: number }, segmentId?: string) {
+  async list(ctx: RequestContext, page: { offset: number; limit: number }, segmentId?: string, query?: EventListQuery) {
     const { tenantId } = requirePermission(ctx, 'view_event');
     const { repos } = this.deps.store;
     if (segmentId && !(isUuid(segmentId) && (await repos.patrols.findSegment(tenantId, segmentId.toLowerCase())))) throw new NotFoundError('No such patrol segment.');
-    const { total, events } = await repos.events.list(tenantId, page, segmentId?.toLowerCase());
-    return { total, views: await this.views(repos, tenantId, events) };
+    const filter = query ? await this.resolveFilter(repos, tenantId, query) : undefined;
+    if (filter === null) return { total: 0, views: [] as EventView[] };
+    const { total, events } = await repos.events.list(tenantId, page, segmentId?.toLowerCase(), filter);
+    return { total, views: await loadEventViews(repos, this.checker, tenantId, events) };
+  }
+
+  /** The stored event (cheap: one read), for validators before the representation is loaded. */
+  async head(ctx: RequestContext, id: string): Promise<EventRecord> {
+    const { tenantId } = requirePermission(ctx, 'view_event');
+    return this.find(this.deps.store.repos, tenantId, id);
+  }
+
+  async view(ctx: RequestContext, event: EventRecord): Promise<EventView> {
+    requirePermission(ctx, 'view_event');
+    return (await loadEventViews(this.deps.store.repos, this.checker, event.tenantId, [event]))[0]!;
   }
 
   async get(ctx: RequestContext, id: string): Promise<EventView> {
-    const { tenantId } = requirePermission(ctx, 'view_event');
-    return (await this.views(this.deps.store.repos, tenantId, [await this.find(this.deps.store.repos, tenantId, id)]))[0]!;
+    return this.view(ctx, await this.head(ctx, id));
   }
 
   /** Creates an event; with `segmentId` (POST /segments/<id>/events) it is linked to that segment too. */
@@ -46,10 +80,10 @@ export class EventService {
     // The addressed segment first: a segment of another tenant is 404 whatever the body says.
     if (segmentId && !(isUuid(segmentId) && (await this.deps.store.repos.patrols.findSegment(tenantId, segmentId.toLowerCase())))) throw new NotFoundError('No such patrol segment.');
     const input = readEventBody(body, 'create');
-    const details = await this.checkDetails(ctx, tenantId, input.eventType!, input.eventDetails ?? {}, ownHost);
+    const details = input.eventDetails ?? {};
+    const type = await this.checkDetails(ctx, tenantId, input.eventType!, details, ownHost);
     return this.deps.store.transaction(async (repos) => {
       if (input.id && (await repos.events.find(tenantId, input.id))) throw new ConflictError('An event with this id already exists.');
-      const type = (await repos.eventTypes.find(tenantId, input.eventType!))!;
       const now = this.deps.clock.now();
       const event: ActivityEvent = {
         id: input.id ?? randomUUID(), tenantId, eventType: type.value, title: input.title ?? type.display, time: input.time ?? now,
@@ -57,51 +91,115 @@ export class EventService {
         state: input.state ?? type.defaultState, eventDetails: details, createdByUserId: actingUser(principal)?.id ?? null,
         createdByClientId: principal.kind === 'application' ? principal.client.id : null, createdAt: now, updatedAt: now,
       };
-      await repos.events.insert(event);
+      const stored = await repos.events.insert(event);
+      await this.record(repos, principal, event.id, 'add_event', 'Created', now);
       await this.link(repos, tenantId, event.id, [...(input.patrolSegments ?? []), ...(segmentId ? [segmentId.toLowerCase()] : [])]);
-      return (await this.views(repos, tenantId, [event]))[0]!;
+      for (const text of input.notes ?? []) await this.addNote(repos, principal, event.id, text, now);
+      const fresh = input.notes?.length ? (await repos.events.find(tenantId, event.id))! : stored;
+      return (await loadEventViews(repos, this.checker, tenantId, [fresh]))[0]!;
     });
   }
 
-  async update(ctx: RequestContext, id: string, body: unknown, ownHost: string): Promise<EventView> {
-    const { tenantId } = requirePermission(ctx, 'change_event');
-    const input = readEventBody(body, 'patch');
+  async update(ctx: RequestContext, id: string, body: unknown, ownHost: string, ifMatch?: IfMatch): Promise<EventView> {
+    const principal = requirePermission(ctx, 'change_event');
+    const { tenantId } = principal;
     const current = await this.find(this.deps.store.repos, tenantId, id);
+    const input = readEventBody(body, 'patch');
+    if (input.id && input.id !== current.id) throw InputError.field('id', 'mismatch', 'The body id differs from the URL.', ['Leave id out, or send the same one.']);
+    const detailsChanged = input.eventDetails !== undefined || (input.eventType !== undefined && input.eventType !== current.eventType);
     const eventType = input.eventType ?? current.eventType;
-    const details = input.eventDetails !== undefined || input.eventType !== undefined
-      ? await this.checkDetails(ctx, tenantId, eventType, input.eventDetails ?? current.eventDetails, ownHost)
-      : current.eventDetails;
-    // The details were checked against the type outside the transaction (rendering reads the
-    // database); the fields are applied to the row as it is inside it, so no update is lost.
-    const detailsChanged = input.eventDetails !== undefined || input.eventType !== undefined;
+    const details = input.eventDetails ?? current.eventDetails;
+    // The details are checked outside the transaction (rendering reads the database); the
+    // fields are applied to the row as it is inside it, so no update is lost.
+    const type = detailsChanged ? await this.checkDetails(ctx, tenantId, eventType, details, ownHost) : null;
     return this.deps.store.transaction(async (repos) => {
       const fresh = await this.find(repos, tenantId, id);
+      if (ifMatch && !ifMatch(eventEtag(fresh))) throw new PreconditionFailedError('The event has changed since that ETag (If-Match).');
+      const now = this.deps.clock.now();
       const next: ActivityEvent = {
         ...fresh,
         ...definedFields(input),
-        eventType: detailsChanged ? eventType : fresh.eventType,
-        eventDetails: detailsChanged ? details : fresh.eventDetails,
+        eventType: type ? type.value : fresh.eventType,
+        eventDetails: type ? details : fresh.eventDetails,
         latitude: input.location === undefined ? fresh.latitude : input.location?.latitude ?? null,
         longitude: input.location === undefined ? fresh.longitude : input.location?.longitude ?? null,
-        updatedAt: this.deps.clock.now(),
+        updatedAt: now,
       };
-      await repos.events.update(next);
+      if (!(await repos.events.update(next, fresh.revision))) throw new PreconditionFailedError('The event changed while this request was applied; read it again.');
+      const changed = changedFields(fresh, next);
+      if (next.state !== fresh.state) await this.record(repos, principal, next.id, 'update_event_state', `Changed State: ${fresh.state} → ${next.state}`, now);
+      const others = changed.filter((field) => field !== 'state');
+      if (others.length) await this.record(repos, principal, next.id, 'update_event', `Updated fields: ${others.join(', ')}`, now);
       await this.link(repos, tenantId, next.id, input.patrolSegments ?? []);
-      return (await this.views(repos, tenantId, [next]))[0]!;
+      for (const text of input.notes ?? []) await this.addNote(repos, principal, next.id, text, now);
+      return (await loadEventViews(repos, this.checker, tenantId, [(await repos.events.find(tenantId, next.id))!]))[0]!;
     });
   }
 
-  /** The type must be an active v2 event type; the details must satisfy its rendered schema. */
-  private async checkDetails(ctx: RequestContext, tenantId: string, value: string, details: Record<string, unknown>, ownHost: string): Promise<Record<string, unknown>> {
-    const type = value.length <= 50 ? await this.deps.store.repos.eventTypes.find(tenantId, value) : null;
-    if (!type || !type.isActive) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes.']);
-    const stored = classifyStoredDocument(type.schema);
-    if (!stored.ok || Object.keys(stored.document.json).length === 0) return details;
-    const resolver: ChoiceResolver = this.deps.choices.resolverFor(ctx, ownHost);
-    const rendered = await preRender(stored.document, resolver, { keepRootClosure: true });
-    const result = this.validators.build((rendered.document as { json: unknown }).json)(details);
-    if (!result.valid) throw new InputError('event_details does not satisfy the event type schema.', { event_details: result.issues.map(toFieldIssue) });
-    return details;
+  async delete(ctx: RequestContext, id: string, ifMatch?: IfMatch): Promise<void> {
+    const { tenantId } = requirePermission(ctx, 'delete_event');
+    await this.deps.store.transaction(async (repos) => {
+      const current = await this.find(repos, tenantId, id);
+      if (ifMatch && !ifMatch(eventEtag(current))) throw new PreconditionFailedError('The event has changed since that ETag (If-Match).');
+      await repos.events.delete(tenantId, current.id);
+    });
+  }
+
+  /** The caller's tenant's users among `ids` (authors of notes and files), by id. */
+  async usersNamed(ctx: RequestContext, ids: ReadonlyArray<string | null>): Promise<Map<string, User>> {
+    const { tenantId } = requirePermission(ctx, 'view_event', 'change_event');
+    const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+    return new Map((await this.deps.store.repos.users.findManyInTenant(tenantId, wanted)).map((user) => [user.id, user]));
+  }
+
+  /** The event, for its sub-resources; 404 for another tenant's or a malformed id. */
+  async find(repos: Repositories, tenantId: string, id: string): Promise<EventRecord> {
+    const event = isUuid(id) ? await repos.events.find(tenantId, id.toLowerCase()) : null;
+    if (!event) throw new NotFoundError('No such event.');
+    return event;
+  }
+
+  /** One history entry, by the acting user (none for an application). */
+  async record(repos: Repositories, principal: Principal, eventId: string, type: string, message: string, at: number): Promise<void> {
+    await repos.eventNotes.insertUpdate({ id: randomUUID(), tenantId: principal.tenantId, eventId, type, message: message.slice(0, 1000), userId: actingUser(principal)?.id ?? null, time: at });
+  }
+
+  async addNote(repos: Repositories, principal: Principal, eventId: string, text: string, at: number): Promise<string> {
+    const id = randomUUID();
+    await repos.eventNotes.insertNote({ id, tenantId: principal.tenantId, eventId, text, createdByUserId: actingUser(principal)?.id ?? null, createdAt: at, updatedAt: at });
+    await this.record(repos, principal, eventId, 'add_note', 'Note Added', at);
+    await repos.events.touch(principal.tenantId, eventId, at);
+    return id;
+  }
+
+  private async checkDetails(ctx: RequestContext, tenantId: string, value: string, details: Record<string, unknown>, ownHost: string): Promise<ResolvedEventType> {
+    try {
+      return await this.checker.check(ctx, this.deps.store.repos, tenantId, value, details, ownHost);
+    } catch (error) {
+      if (!(error instanceof SchemaCompileError)) throw error;
+      throw InputError.field('event_type', 'event_type_schema_unusable', `The schema of event type "${value}" cannot validate details: ${error.message}`.slice(0, 500), ['Fix the event type\'s schema (see its updates), then send the event again.']);
+    }
+  }
+
+  /**
+   * Type ids and values, and category values, to type values; null when nothing can match.
+   * The tenant's types are read once (two queries), whatever the number of keys sent.
+   */
+  private async resolveFilter(repos: Repositories, tenantId: string, query: EventListQuery): Promise<EventListFilter | null> {
+    const { filter, eventTypes, categories } = readEventListQuery(query);
+    if (!eventTypes && !categories) return filter;
+    const types = [
+      ...(await repos.eventTypes.list(tenantId, { includeInactive: true, updatedSince: null })).map((type) => ({ id: type.id, value: type.value, category: type.category })),
+      ...(await repos.eventTypesV1.list(tenantId)).map((type) => ({ id: type.id, value: type.value, category: type.category })),
+    ];
+    // Ids compare without case (UUIDs), values exactly.
+    const keys = eventTypes ? new Set(eventTypes.map((key) => (isUuid(key) ? key.toLowerCase() : key))) : null;
+    const wanted = categories ? new Set(categories) : null;
+    const values = new Set(types
+      .filter((type) => !keys || keys.has(type.id.toLowerCase()) || keys.has(type.value))
+      .filter((type) => !wanted || wanted.has(type.category))
+      .map((type) => type.value));
+    return values.size === 0 ? null : { ...filter, eventTypes: [...values] };
   }
 
   private async link(repos: Repositories, tenantId: string, eventId: string, segmentIds: string[]): Promise<void> {
@@ -110,24 +208,22 @@ export class EventService {
       await repos.patrols.linkEvent(segmentId, eventId);
     }
   }
-
-  private async views(repos: Repositories, tenantId: string, events: ActivityEvent[]): Promise<EventView[]> {
-    const segments = await repos.events.segmentIdsOf(events.map((event) => event.id));
-    return Promise.all(events.map(async (event) => ({ event, segmentIds: segments.get(event.id) ?? [], files: await repos.events.filesOf(tenantId, event.id) })));
-  }
-
-  private async find(repos: Repositories, tenantId: string, id: string): Promise<ActivityEvent> {
-    const event = isUuid(id) ? await repos.events.find(tenantId, id.toLowerCase()) : null;
-    if (!event) throw new NotFoundError('No such event.');
-    return event;
-  }
 }
 
-function definedFields(input: EventInput): Partial<ActivityEvent> {
+function definedFields(input: ReturnType<typeof readEventBody>): Partial<ActivityEvent> {
   const fields: Partial<ActivityEvent> = {};
   if (input.title !== undefined) fields.title = input.title;
   if (input.time !== undefined) fields.time = input.time;
   if (input.priority !== undefined) fields.priority = input.priority;
   if (input.state !== undefined) fields.state = input.state;
   return fields;
+}
+
+function changedFields(before: ActivityEvent, after: ActivityEvent): string[] {
+  const fields: Array<[string, unknown, unknown]> = [
+    ['event_type', before.eventType, after.eventType], ['title', before.title, after.title], ['time', before.time, after.time],
+    ['location', `${before.latitude},${before.longitude}`, `${after.latitude},${after.longitude}`], ['priority', before.priority, after.priority],
+    ['state', before.state, after.state], ['event_details', JSON.stringify(before.eventDetails), JSON.stringify(after.eventDetails)],
+  ];
+  return fields.filter(([, a, b]) => a !== b).map(([name]) => name);
 }

@@ -1,57 +1,66 @@
-import type { EventService, EventView } from '../../domain/events/service.js';
-import { NotFoundError } from '../../domain/errors.js';
-import type { FileStore } from '../../storage/file-store.js';
-import { toIso } from '../../db/time.js';
+import { eventEtag, type EventService } from '../../domain/events/service.js';
+import type { EventListQuery } from '../../domain/events/filters.js';
+import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
-import { requestOrigin } from '../query.js';
+import { presentEvent } from './events-presenters.js';
+import { queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
-import { contentDisposition } from './patrol-files.js';
 
-export function presentEvent(view: EventView, origin: string) {
-  const { event } = view;
-  return {
-    id: event.id,
-    event_type: event.eventType,
-    title: event.title,
-    time: toIso(event.time),
-    location: event.latitude === null ? null : { latitude: event.latitude, longitude: event.longitude },
-    priority: event.priority,
-    state: event.state,
-    event_details: event.eventDetails,
-    patrol_segments: view.segmentIds,
-    files: view.files.map((file) => ({
-      id: file.id,
-      filename: file.filename,
-      file_type: file.contentType,
-      size: file.size,
-      url: `${origin}/api/v1.0/activity/events/${event.id}/files/${file.id}/content`,
-      created_at: toIso(file.createdAt),
-    })),
-    created_at: toIso(event.createdAt),
-    updated_at: toIso(event.updatedAt),
-  };
+export { presentEvent } from './events-presenters.js';
+
+const list = (ctx: AppContext, name: string): string[] => {
+  const raw = ctx.query[name];
+  return raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+};
+
+/** The list's query parameters, as the domain reads them. */
+function listQuery(ctx: AppContext): EventListQuery {
+  return { state: list(ctx, 'state'), eventType: list(ctx, 'event_type'), filter: queryString(ctx, 'filter'), updatedSince: queryString(ctx, 'updated_since'), sortBy: queryString(ctx, 'sort_by') };
 }
 
-/** `/api/v1.0/activity/events` and `/patrols/segments/<id>/events` (CONTRACT §5b). */
-export function eventHandlers(deps: { events: EventService; files: FileStore; trustProxy: boolean }) {
+/** `If-Match` (strong comparison), when the client sent one. */
+function ifMatch(ctx: AppContext) {
+  const header = ctx.get('If-Match');
+  return header ? (etag: string) => ifMatchSatisfied(header, etag) : undefined;
+}
+
+/**
+ * `/api/v1.0/activity/events`, `activity/event/<id>` (and `activity/events/<id>`), and the
+ * events of a patrol segment (CONTRACT §5b, §11). One event carries its ETag (its revision);
+ * GET answers 304 to a current `If-None-Match` before loading the representation.
+ */
+export function eventHandlers(deps: { events: EventService; trustProxy: boolean }) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
   const host = (ctx: AppContext) => new URL(origin(ctx)).host;
   const id = (ctx: AppContext) => String(ctx.params.id);
+  const single = (ctx: AppContext, status: number, view: Awaited<ReturnType<EventService['get']>>) => {
+    ctx.status = status;
+    ctx.set('ETag', eventEtag(view.event));
+    ctx.body = presentEvent(view, origin(ctx));
+  };
   return {
     async list(ctx: AppContext) {
       const page = readPage(ctx);
-      const { total, views } = await deps.events.list(requestContext(ctx), page);
+      const { total, views } = await deps.events.list(requestContext(ctx), page, undefined, listQuery(ctx));
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentEvent(view, origin(ctx))), deps.trustProxy);
     },
     async get(ctx: AppContext) {
-      ctx.body = presentEvent(await deps.events.get(requestContext(ctx), id(ctx)), origin(ctx));
+      const event = await deps.events.head(requestContext(ctx), id(ctx));
+      // No Last-Modified: two changes within one second would make If-Modified-Since answer a stale 304.
+      if (answerConditionally(ctx, { etag: eventEtag(event) })) return;
+      single(ctx, 200, await deps.events.view(requestContext(ctx), event));
     },
     async create(ctx: AppContext) {
-      ctx.status = 201;
-      ctx.body = presentEvent(await deps.events.create(requestContext(ctx), ctx.state.body, host(ctx)), origin(ctx));
+      const view = await deps.events.create(requestContext(ctx), ctx.state.body, host(ctx));
+      ctx.set('Location', `${origin(ctx)}/api/v1.0/activity/event/${view.event.id}`);
+      single(ctx, 201, view);
     },
     async update(ctx: AppContext) {
-      ctx.body = presentEvent(await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, host(ctx)), origin(ctx));
+      single(ctx, 200, await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, host(ctx), ifMatch(ctx)));
+    },
+    async remove(ctx: AppContext) {
+      await deps.events.delete(requestContext(ctx), id(ctx), ifMatch(ctx));
+      ctx.status = 204;
     },
     async segmentEvents(ctx: AppContext) {
       const page = readPage(ctx);
@@ -59,18 +68,7 @@ export function eventHandlers(deps: { events: EventService; files: FileStore; tr
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentEvent(view, origin(ctx))), deps.trustProxy);
     },
     async createSegmentEvent(ctx: AppContext) {
-      ctx.status = 201;
-      ctx.body = presentEvent(await deps.events.create(requestContext(ctx), ctx.state.body, host(ctx), id(ctx)), origin(ctx));
-    },
-    async fileContent(ctx: AppContext) {
-      const view = await deps.events.get(requestContext(ctx), id(ctx));
-      const file = view.files.find((candidate) => candidate.id === String(ctx.params.fileId));
-      if (!file) throw new NotFoundError('No such file.');
-      ctx.set('Content-Type', file.contentType);
-      ctx.set('Content-Length', String(file.size));
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Content-Disposition', contentDisposition(file.filename));
-      ctx.body = deps.files.openRead(file.path);
+      single(ctx, 201, await deps.events.create(requestContext(ctx), ctx.state.body, host(ctx), id(ctx)));
     },
   };
 }

@@ -1,20 +1,38 @@
 import type { Services } from '../../app.js';
 import { eventHandlers } from '../handlers/events.js';
+import { eventPartHandlers } from '../handlers/events-notes.js';
 import { type Route, json } from './types.js';
-import { eventSchemas } from '../schemas/events.js';
+import { eventSchemas as s } from '../schemas/events.js';
 
-/** Events, and the events of a patrol segment. */
+/**
+ * Events, their notes and files, and the events of a patrol segment. One event answers at the
+ * original's path `activity/event/<id>` (CONTRACT §11) and at `activity/events/<id>`; the
+ * event types' and categories' literal paths under `activity/events/` come earlier in the table.
+ */
 export function eventRoutes(services: Services): Route[] {
-  const h = eventHandlers({ events: services.events, files: services.files, trustProxy: services.trustProxy });
-  const base = '/api/v1.0/activity/events';
+  const h = eventHandlers({ events: services.events, trustProxy: services.trustProxy });
+  const p = eventPartHandlers({ events: services.events, files: services.files, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
+  const list = '/api/v1.0/activity/events';
+  const one = ['/api/v1.0/activity/event/:id', `${list}/:id`];
+  const event = '/api/v1.0/activity/event/:id';
   const segment = '/api/v1.0/activity/patrols/segments/:id/events';
   return [
-    { name: 'segments.events', method: 'GET', paths: [segment], authenticate: true, schema: eventSchemas.segmentEvents, handler: h.segmentEvents },
-    { name: 'segments.events.create', method: 'POST', paths: [segment], authenticate: true, body: json, schema: eventSchemas.createSegmentEvent, handler: h.createSegmentEvent },
-    { name: 'events.list', method: 'GET', paths: [base], authenticate: true, schema: eventSchemas.list, handler: h.list },
-    { name: 'events.create', method: 'POST', paths: [base], authenticate: true, body: json, schema: eventSchemas.create, handler: h.create },
-    { name: 'events.get', method: 'GET', paths: [`${base}/:id`], authenticate: true, schema: eventSchemas.get, handler: h.get },
-    { name: 'events.patch', method: 'PATCH', paths: [`${base}/:id`], authenticate: true, body: json, schema: eventSchemas.patch, handler: h.update },
-    { name: 'events.file', method: 'GET', paths: [`${base}/:id/files/:fileId/content`], authenticate: true, schema: eventSchemas.file, handler: h.fileContent },
+    { name: 'segments.events', method: 'GET', paths: [segment], authenticate: true, schema: s.segmentEvents, handler: h.segmentEvents },
+    { name: 'segments.events.create', method: 'POST', paths: [segment], authenticate: true, body: json, schema: s.createSegmentEvent, handler: h.createSegmentEvent },
+    { name: 'events.list', method: 'GET', paths: [list], authenticate: true, schema: s.list, handler: h.list },
+    { name: 'events.create', method: 'POST', paths: [list], authenticate: true, body: json, schema: s.create, handler: h.create },
+    { name: 'events.get', method: 'GET', paths: one, authenticate: true, schema: s.get, handler: h.get },
+    { name: 'events.patch', method: 'PATCH', paths: one, authenticate: true, body: json, schema: s.patch, handler: h.update },
+    { name: 'events.delete', method: 'DELETE', paths: one, authenticate: true, schema: s.remove, handler: h.remove },
+    { name: 'events.notes.list', method: 'GET', paths: [`${event}/notes`], authenticate: true, schema: s.listNotes, handler: p.listNotes },
+    { name: 'events.notes.create', method: 'POST', paths: [`${event}/notes`], authenticate: true, body: json, schema: s.createNote, handler: p.createNote },
+    { name: 'events.note.get', method: 'GET', paths: [`${event}/note/:noteId`], authenticate: true, schema: s.getNote, handler: p.getNote },
+    { name: 'events.note.patch', method: 'PATCH', paths: [`${event}/note/:noteId`], authenticate: true, body: json, schema: s.patchNote, handler: p.updateNote },
+    { name: 'events.note.delete', method: 'DELETE', paths: [`${event}/note/:noteId`], authenticate: true, schema: s.deleteNote, handler: p.deleteNote },
+    { name: 'events.files.list', method: 'GET', paths: [`${event}/files`], authenticate: true, schema: s.listFiles, handler: p.listFiles },
+    { name: 'events.files.upload', method: 'POST', paths: [`${event}/files`], authenticate: true, schema: s.upload, handler: p.upload },
+    { name: 'events.file.get', method: 'GET', paths: [`${event}/file/:fileId`], authenticate: true, schema: s.getFile, handler: p.getFile },
+    { name: 'events.file.delete', method: 'DELETE', paths: [`${event}/file/:fileId`], authenticate: true, schema: s.deleteFile, handler: p.deleteFile },
+    { name: 'events.file', method: 'GET', paths: [`${event}/file/:fileId/content`, `${list}/:id/files/:fileId/content`], authenticate: true, schema: s.file, handler: p.content },
   ];
 }

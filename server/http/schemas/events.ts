@@ -1,5 +1,5 @@
 import {
-  AUTH_ERRORS, array, latLon, created, dateTime, errors, nullable, object, ok, page, pageParams, priority, queryParams, readErrors, readOnly, str, uuid, writeErrors,
+  AUTH_ERRORS, array, latLon, created, dateTime, errors, noContent, notModified, nullable, object, ok, page, pageParams, priority, queryParams, readErrors, readOnly, str, uuid, writeErrors,
 } from './common.js';
 import { patrolFile } from './patrols.js';
 import { type JSONSchema, type RouteSchema, named } from './types.js';
@@ -8,55 +8,116 @@ import { type JSONSchema, type RouteSchema, named } from './types.js';
 
 const tag = 'events';
 
-const eventFile = object({ id: uuid, filename: str(), file_type: str(), size: { type: 'integer' }, url: { type: 'string', format: 'uri' }, created_at: dateTime });
+const userRef: JSONSchema = named('UserRef', object({
+  id: nullable(uuid), username: str(), first_name: str(), last_name: str(), content_type: { const: 'accounts.user' },
+}));
+
+const eventFile: JSONSchema = named('EventFile', object({
+  id: uuid, filename: str(), file_type: str(undefined, { description: 'The sniffed content type.' }), size: { type: 'integer' }, comment: str(),
+  url: { type: 'string', format: 'uri', description: 'The bytes (a download).' }, created_by: nullable(userRef), created_at: dateTime, updated_at: dateTime,
+}));
+
+const eventNote: JSONSchema = named('EventNote', object({ id: uuid, event: uuid, text: str(), created_by: nullable(userRef), created_at: dateTime, updated_at: dateTime }));
+
+const eventUpdate: JSONSchema = named('EventUpdate', object({
+  message: str(), time: dateTime,
+  type: str(undefined, { description: 'add_event, update_event, update_event_state, add_note, update_note, delete_note, add_eventfile, delete_eventfile.' }),
+  user: userRef,
+}));
 
 const event: JSONSchema = named('Event', object({
   id: uuid,
-  event_type: str(undefined, { description: 'The v2 event type\'s value.' }),
+  serial_number: { type: 'integer', minimum: 1, description: 'Per tenant, increasing.' },
+  event_type: str(undefined, { description: 'The event type\'s value (a v2 type, or a v1 type).' }),
   title: nullable(str()),
   time: dateTime,
   location: nullable(latLon),
   priority,
   state: { enum: ['new', 'active', 'resolved'] },
-  event_details: { type: 'object', description: 'Validated against the event type\'s v2 schema, choices resolved.' },
+  event_details: { type: 'object', description: 'Validated against the event type\'s schema (v2, or the rendered v1 draft-04 schema), choices resolved.' },
   patrol_segments: array(uuid),
+  reported_by: nullable(userRef),
+  is_collection: { type: 'boolean' },
+  notes: array(eventNote),
   files: array(eventFile),
+  updates: array(eventUpdate, { description: 'The history, newest first.' }),
+  url: { type: 'string', format: 'uri' },
   created_at: dateTime,
   updated_at: dateTime,
 }));
 
+const READ_ONLY_ECHOES = [
+  'serial_number', 'files', 'created_at', 'updated_at', 'url', 'reported_by', 'updates', 'is_collection', 'event_category',
+  'icon_id', 'priority_label', 'sort_at', 'image_url', 'geojson', 'geometry', 'is_contained_in', 'related_subjects', 'patrols',
+  'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time',
+];
+
 function eventBody(required: string[]): JSONSchema {
   return object(
     {
-      id: { type: 'string', format: 'uuid', description: 'Client-supplied id.', 'x-error-code': 'invalid' },
+      id: { type: 'string', format: 'uuid', description: 'Client-supplied id (a duplicate is 409); on PATCH, the id in the URL.', 'x-error-code': 'invalid' },
       event_type: str(50),
-      title: str(255),
+      title: nullable(str(255)),
       time: { type: 'string', format: 'date-time', 'x-error-code': 'invalid_datetime' },
       location: { type: ['object', 'null'], properties: (latLon.properties as object), required: ['latitude', 'longitude'], 'x-error-code': 'invalid_location' },
       priority,
       state: { enum: ['new', 'active', 'resolved'] },
       event_details: { type: 'object', description: 'Checked against the event type\'s schema (400 with pointers).' },
       patrol_segments: array({ type: 'string', format: 'uuid' }, { maxItems: 50, description: 'Segment ids.', 'x-error-code': 'invalid' }),
-      serial_number: readOnly(), files: readOnly(), created_at: readOnly(), updated_at: readOnly(), url: readOnly(),
+      notes: array({ type: 'object', properties: { text: str(10000) }, required: ['text'] }, { maxItems: 100, description: 'Notes to add (items with an id are echoes, ignored).', 'x-error-code': 'invalid' }),
+      ...Object.fromEntries(READ_ONLY_ECHOES.map((name) => [name, readOnly()])),
     },
     required,
   );
 }
 
+const noteBody: JSONSchema = named('EventNoteBody', object(
+  { text: str(10000), event: readOnly('The event (the id in the URL); ignored.'), id: readOnly(), created_at: readOnly(), updated_at: readOnly(), updates: readOnly(), created_by: readOnly(), ordernum: readOnly() },
+  ['text'],
+));
+
 const eventId = { id: { description: 'Event id (UUID).', schema: uuid } };
+const noteParams = { ...eventId, noteId: { description: 'Note id (UUID).', schema: uuid } };
+const eventFileParams = { ...eventId, fileId: { description: 'File id (UUID).', schema: uuid } };
 const segmentId = { id: { description: 'Segment id (UUID).', schema: uuid } };
 const eventCreate = named('EventCreate', eventBody(['event_type']));
 const eventPatch = named('EventPatch', eventBody([]));
 const bytes = { description: 'The bytes, as a download (`Content-Disposition: attachment`).', mediaType: 'application/octet-stream' };
+const etagged = (json: JSONSchema) => ({ ...ok(json), headers: { ETag: 'The event\'s revision; send it in If-None-Match (GET) or If-Match (PATCH, DELETE).' } });
+const ifMatch = 'Optimistic concurrency: with `If-Match`, the write happens only when the tag names the event\'s current revision; otherwise 412.';
+const listQuery = queryParams({
+  ...pageParams,
+  state: { anyOf: [{ type: 'string' }, array({ type: 'string' })], description: 'new, active, resolved (repeatable or comma-separated).' },
+  event_type: { anyOf: [{ type: 'string' }, array({ type: 'string' })], description: 'Event type ids or values (repeatable).' },
+  filter: str(4000, { description: 'JSON: `{date_range: {lower, upper}, event_type: [...], event_category: [...], text, priority: [...], reported_by: [...], state: [...]}` (`duration`, `sort` accepted and ignored).' }),
+  updated_since: { type: 'string', format: 'date-time', description: 'Only events changed at or after this time (ISO 8601 with an offset).' },
+  sort_by: str(40, { description: '[-]event_time, updated_at, created_at or serial_number (default -event_time).' }),
+});
 
 export const eventSchemas = {
   segmentEvents: { summary: 'Events of a patrol segment', tags: [tag], params: segmentId, query: queryParams(pageParams), responses: { 200: ok(page(event)), ...readErrors() } },
   createSegmentEvent: { summary: 'Create an event linked to a segment', tags: [tag], params: segmentId, body: { kind: 'json', schema: eventCreate }, responses: { 201: created(event), ...writeErrors(), ...errors(409) } },
-  list: { summary: 'List events', tags: [tag], query: queryParams(pageParams), responses: { 200: ok(page(event)), ...errors(400, ...AUTH_ERRORS, 404) } },
+  list: { summary: 'List events (newest first)', tags: [tag], query: listQuery, responses: { 200: ok(page(event)), ...errors(400, ...AUTH_ERRORS, 404) } },
   create: { summary: 'Create an event', tags: [tag], body: { kind: 'json', schema: eventCreate }, responses: { 201: created(event), ...writeErrors(), ...errors(409) } },
-  get: { summary: 'One event', tags: [tag], params: eventId, responses: { 200: ok(event), ...readErrors() } },
-  patch: { summary: 'Change an event', tags: [tag], params: eventId, body: { kind: 'json', schema: eventPatch }, responses: { 200: ok(event), ...writeErrors() } },
-  file: { summary: 'The bytes of an event\'s file', tags: [tag], params: { ...eventId, fileId: { description: 'File id.', schema: uuid } }, responses: { 200: bytes, ...readErrors() } },
+  get: { summary: 'One event', tags: [tag], params: eventId, responses: { 200: etagged(event), 304: notModified, ...readErrors() } },
+  patch: { summary: 'Change an event', description: ifMatch, tags: [tag], params: eventId, body: { kind: 'json', schema: eventPatch }, responses: { 200: etagged(event), ...writeErrors(), ...errors(412) } },
+  remove: { summary: 'Delete an event (needs delete_event)', description: ifMatch, tags: [tag], params: eventId, responses: { 204: noContent, ...readErrors(), ...errors(412) } },
+  listNotes: { summary: 'Notes of an event', tags: [tag], params: eventId, responses: { 200: ok(array(eventNote)), ...readErrors() } },
+  createNote: { summary: 'Add a note to an event', tags: [tag], params: eventId, body: { kind: 'json', schema: noteBody }, responses: { 201: created(eventNote), ...writeErrors() } },
+  getNote: { summary: 'One note of an event', tags: [tag], params: noteParams, responses: { 200: ok(eventNote), ...readErrors() } },
+  patchNote: { summary: 'Change a note\'s text', tags: [tag], params: noteParams, body: { kind: 'json', schema: noteBody }, responses: { 200: ok(eventNote), ...writeErrors() } },
+  deleteNote: { summary: 'Remove a note', tags: [tag], params: noteParams, responses: { 204: noContent, ...readErrors() } },
+  listFiles: { summary: 'Files of an event', tags: [tag], params: eventId, responses: { 200: ok(array(eventFile)), ...readErrors() } },
+  upload: {
+    summary: 'Attach a file to an event (multipart: `filecontent.file`, `comment`)',
+    description: 'Permission and the event are checked before the bytes are read. The content type is sniffed from the bytes, never taken from the file name.',
+    tags: [tag], params: eventId,
+    body: { kind: 'multipart', schema: { type: 'object', properties: { 'filecontent.file': { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' }, comment: str(2000) }, required: ['filecontent.file'] } },
+    responses: { 201: created(eventFile), ...writeErrors() },
+  },
+  getFile: { summary: 'An event file\'s metadata', tags: [tag], params: eventFileParams, responses: { 200: ok(eventFile), ...readErrors() } },
+  deleteFile: { summary: 'Remove a file from an event (the stored bytes stay: they are content-addressed and may be shared)', tags: [tag], params: eventFileParams, responses: { 204: noContent, ...readErrors() } },
+  file: { summary: 'The bytes of an event\'s file', tags: [tag], params: eventFileParams, responses: { 200: bytes, ...readErrors() } },
 } satisfies Record<string, RouteSchema>;
 
 const filesTag = 'patrols';

@@ -1,0 +1,78 @@
+import { classifyStoredDocument, createEventDetailsValidatorCache, preRender, renderV1, type ChoiceResolver } from '../../../schema/index.js';
+import { convertDraft04 } from '../../../schema/v1/draft04.js';
+import { toFieldIssue } from '../catalog/schema-write.js';
+import type { ChoiceService } from '../choices/service.js';
+import type { RequestContext } from '../context.js';
+import { InputError } from '../errors.js';
+import { activeChoiceLists } from '../event-types/v1.js';
+import type { Repositories } from '../ports.js';
+
+/** What an event takes from its type: defaults, and whether it is a collection. */
+export interface ResolvedEventType {
+  value: string;
+  display: string;
+  version: 1 | 2;
+  defaultPriority: number;
+  defaultState: 'new' | 'active' | 'resolved';
+  isCollection: boolean;
+  category: string;
+}
+
+/**
+ * `event_details` checked against the event's type (CONTRACT §5b, §11):
+ * - a v2 type: its schema pre-rendered (choices resolved as the caller would see them), the
+ *   root kept closed;
+ * - a v1 type (the web app lists them and posts their values): the v1 document rendered from
+ *   the tenant's choices, its draft-04 `schema` converted to 2020-12 keywords by the toolkit,
+ *   then validated the same way. A v1 schema that declares no `additionalProperties` stays open,
+ *   as the original server treated it.
+ * An active v2 type wins over a v1 type of the same value (a migrated type).
+ */
+export class EventDetailsChecker {
+  private readonly validators = createEventDetailsValidatorCache({ maxEntries: 500 });
+
+  constructor(private readonly choices: ChoiceService) {}
+
+  async resolveType(repos: Repositories, tenantId: string, value: string): Promise<ResolvedEventType | null> {
+    if (value.length > 50) return null;
+    const v2 = await repos.eventTypes.find(tenantId, value);
+    if (v2 && v2.isActive) {
+      return { value: v2.value, display: v2.display, version: 2, defaultPriority: v2.defaultPriority, defaultState: v2.defaultState, isCollection: v2.isCollection, category: v2.category };
+    }
+    const v1 = await repos.eventTypesV1.find(tenantId, value);
+    if (v1 && v1.isActive) return { value: v1.value, display: v1.display, version: 1, defaultPriority: v1.defaultPriority, defaultState: 'new', isCollection: false, category: v1.category };
+    return null;
+  }
+
+  /** The type (400 when there is no active one of that value) after the details satisfy it. */
+  async check(ctx: RequestContext, repos: Repositories, tenantId: string, value: string, details: Record<string, unknown>, ownHost: string): Promise<ResolvedEventType> {
+    const type = await this.resolveType(repos, tenantId, value);
+    if (!type) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes or /api/v1.0/activity/events/eventtypes.']);
+    const schema = type.version === 2 ? await this.v2Schema(ctx, repos, tenantId, type.value, ownHost) : await this.v1Schema(repos, tenantId, type.value);
+    if (schema === null) return type;
+    const result = this.validators.build(schema)(details);
+    if (!result.valid) throw new InputError('event_details does not satisfy the event type schema.', { event_details: result.issues.map(toFieldIssue) });
+    return type;
+  }
+
+  private async v2Schema(ctx: RequestContext, repos: Repositories, tenantId: string, value: string, ownHost: string): Promise<unknown> {
+    const type = (await repos.eventTypes.find(tenantId, value))!;
+    const stored = classifyStoredDocument(type.schema);
+    if (!stored.ok || Object.keys(stored.document.json).length === 0) return null;
+    const resolver: ChoiceResolver = this.choices.resolverFor(ctx, ownHost);
+    // Choices as `enum`: a wrong value is one issue, not one per choice.
+    const rendered = await preRender(stored.document, resolver, { keepRootClosure: true, shape: 'enum' });
+    return (rendered.document as { json: unknown }).json;
+  }
+
+  /** The rendered v1 `schema` member in 2020-12 terms; null when the type has none. */
+  private async v1Schema(repos: Repositories, tenantId: string, value: string): Promise<unknown> {
+    const type = (await repos.eventTypesV1.find(tenantId, value))!;
+    const rendered = renderV1(type.schemaText, await activeChoiceLists(repos, tenantId));
+    const schema = rendered.document?.schema;
+    if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return null;
+    // The root's `$schema` names draft-04, which the 2020-12 validator cannot load; `id` too.
+    const { $schema: _draft, id: _id, ...root } = schema as Record<string, unknown>;
+    return convertDraft04(root as never, '', () => undefined);
+  }
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { Clock } from '../../db/time.js';
+import type { FileStore, StagedFile } from '../../storage/file-store.js';
+import { BodyReader } from '../catalog/fields.js';
+import { type RequestContext, actingUser, requirePermission } from '../context.js';
+import { InputError, NotFoundError } from '../errors.js';
+import { isUuid } from '../ids.js';
+import type { Repositories, Store } from '../ports.js';
+import type { EventFileRecord } from './model.js';
+import type { EventService } from './service.js';
+
+/**
+ * Files of an event (`activity/event/<id>/files/`, `/file/<file_id>`): the bytes in the
+ * content-addressed file store, the metadata in the database. The content type is sniffed from
+ * the bytes, never taken from the name. Reading needs view_event, attaching and removing
+ * change_event; `authorizeUpload` is called before the body is received.
+ */
+export class EventFileService {
+  constructor(private readonly deps: { store: Store; clock: Clock; files: FileStore; events: EventService; maxFileBytes: number }) {}
+
+  get maxFileBytes(): number {
+    return this.deps.maxFileBytes;
+  }
+
+  async list(ctx: RequestContext, eventId: string): Promise<EventFileRecord[]> {
+    const { tenantId } = requirePermission(ctx, 'view_event');
+    const event = await this.deps.events.find(this.deps.store.repos, tenantId, eventId);
+    return this.deps.store.repos.events.filesOf(tenantId, event.id);
+  }
+
+  async get(ctx: RequestContext, eventId: string, fileId: string): Promise<EventFileRecord> {
+    const { tenantId } = requirePermission(ctx, 'view_event');
+    return this.find(this.deps.store.repos, tenantId, eventId, fileId);
+  }
+
+  async content(ctx: RequestContext, eventId: string, fileId: string): Promise<{ file: EventFileRecord; stream: Readable }> {
+    const file = await this.get(ctx, eventId, fileId);
+    return { file, stream: this.deps.files.openRead(file.path) };
+  }
+
+  /** Refuses (403, 404) before the upload's bytes are read. */
+  async authorizeUpload(ctx: RequestContext, eventId: string): Promise<void> {
+    const { tenantId } = requirePermission(ctx, 'change_event');
+    await this.deps.events.find(this.deps.store.repos, tenantId, eventId);
+  }
+
+  /** Stores an uploaded file (already staged) and its metadata, in one transaction. */
+  async create(ctx: RequestContext, eventId: string, upload: { staged: StagedFile | null; filename: string; fields: Record<string, string[]> }): Promise<EventFileRecord> {
+    const principal = requirePermission(ctx, 'change_event');
+    if (!upload.staged) throw InputError.field('filecontent.file', 'required', 'No file was uploaded.', ['Send the file in the multipart field filecontent.file.']);
+    const staged = upload.staged;
+    const comment = readComment(upload.fields);
+    return this.deps.store.transaction(async (repos) => {
+      const event = await this.deps.events.find(repos, principal.tenantId, eventId);
+      const now = this.deps.clock.now();
+      const stored = await staged.commit();
+      const file: EventFileRecord = {
+        id: randomUUID(), tenantId: principal.tenantId, eventId: event.id, sha256: stored.sha256, path: stored.path, size: stored.size,
+        contentType: stored.contentType, filename: cleanFilename(upload.filename), createdAt: now, comment,
+        createdByUserId: actingUser(principal)?.id ?? null, updatedAt: now,
+      };
+      await repos.events.attachFile(file);
+      await this.deps.events.record(repos, principal, event.id, 'add_eventfile', `File Added: ${file.filename}`, now);
+      await repos.events.touch(principal.tenantId, event.id, now);
+      return file;
+    });
+  }
+
+  async delete(ctx: RequestContext, eventId: string, fileId: string): Promise<void> {
+    const principal = requirePermission(ctx, 'change_event');
+    await this.deps.store.transaction(async (repos) => {
+      const file = await this.find(repos, principal.tenantId, eventId, fileId);
+      const now = this.deps.clock.now();
+      await repos.events.deleteFile(principal.tenantId, file.eventId, file.id);
+      await this.deps.events.record(repos, principal, file.eventId, 'delete_eventfile', `File Deleted: ${file.filename}`, now);
+      await repos.events.touch(principal.tenantId, file.eventId, now);
+    });
+  }
+
+  private async find(repos: Repositories, tenantId: string, eventId: string, fileId: string): Promise<EventFileRecord> {
+    const event = await this.deps.events.find(repos, tenantId, eventId);
+    const file = isUuid(fileId) ? (await repos.events.filesOf(tenantId, event.id)).find((candidate) => candidate.id === fileId.toLowerCase()) : undefined;
+    if (!file) throw new NotFoundError('No such file.');
+    return file;
+  }
+}
+
+/** The form's `comment` (the last one sent); nothing else but the file is accepted. */
+function readComment(fields: Record<string, string[]>): string {
+  const single = Object.fromEntries(Object.entries(fields).map(([name, values]) => [name, values[values.length - 1]]));
+  const reader = BodyReader.of(single);
+  reader.rejectUnknown(['comment'], ['filecontent.file', 'usercontent_type', 'event']);
+  const comment = reader.string('comment', { max: 2000 });
+  reader.finish('The file is not valid.');
+  return comment ?? '';
+}
+
+/** The client's name, reduced to something safe to show and to put in Content-Disposition. */
+function cleanFilename(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  return clean || 'file';
+}

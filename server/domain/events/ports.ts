@@ -1,0 +1,36 @@
+import type { ActivityEvent, EventFile } from '../model.js';
+import type { EventFileRecord, EventListFilter, EventNote, EventRecord, EventUpdate } from './model.js';
+
+/** Events and their files (CONTRACT §5b, §11); every read is scoped by tenant. */
+export interface EventRepository {
+  /** Inserts with the tenant's next serial number (taken in the same transaction) and revision 1. */
+  insert(event: ActivityEvent): Promise<EventRecord>;
+  /**
+   * Writes the event's fields and bumps its revision. With `expectedRevision`, only when the
+   * row is still at that revision; false when it was not (the caller answers 412).
+   */
+  update(event: ActivityEvent, expectedRevision?: number): Promise<boolean>;
+  /** Removes the event; its notes, files, history and segment links go with it. */
+  delete(tenantId: string, id: string): Promise<boolean>;
+  list(tenantId: string, page: { offset: number; limit: number }, segmentId?: string, filter?: EventListFilter): Promise<{ total: number; events: EventRecord[] }>;
+  /** Segment ids linked to each event. */
+  segmentIdsOf(eventIds: readonly string[]): Promise<Map<string, string[]>>;
+  find(tenantId: string, id: string): Promise<EventRecord | null>;
+  /** A change to the event's notes or files: a new updated_at and revision. */
+  touch(tenantId: string, id: string, at: number): Promise<void>;
+  attachFile(file: EventFile & Partial<Pick<EventFileRecord, 'comment' | 'createdByUserId' | 'updatedAt'>>): Promise<void>;
+  filesOf(tenantId: string, eventId: string): Promise<EventFileRecord[]>;
+  /** Files of many events, grouped by event id. */
+  filesOfMany(tenantId: string, eventIds: readonly string[]): Promise<Map<string, EventFileRecord[]>>;
+  deleteFile(tenantId: string, eventId: string, fileId: string): Promise<boolean>;
+}
+
+/** Notes and history of events. */
+export interface EventNoteRepository {
+  notesOf(tenantId: string, eventIds: readonly string[]): Promise<EventNote[]>;
+  insertNote(note: EventNote): Promise<void>;
+  updateNote(note: EventNote): Promise<void>;
+  deleteNote(tenantId: string, eventId: string, noteId: string): Promise<boolean>;
+  updatesOf(tenantId: string, eventIds: readonly string[]): Promise<EventUpdate[]>;
+  insertUpdate(update: EventUpdate): Promise<void>;
+}
