@@ -23,6 +23,7 @@ interface NewOptions {
 
 export function registerEventsCommands(program: Command, io: CliIo): void {
   const events = program.command('events').description('record events offline, import datasheets, and read pulled events');
+  registerEventsListCommand(events, io);
 
   withCommonOptions(events.command('new').description('record one event offline (queued in the outbox; `fieldops push` sends it)'))
     .requiredOption('--type <value>', 'the v2 event type (from the mirror)')
@@ -102,4 +103,22 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
 }
 
 // NOTE: CliIo carries no stdin; the form reads the process's own terminal.
+export function registerEventsListCommand(events: Command, io: CliIo): void {
+  withCommonOptions(events.command('list').description('events pulled by `fieldops pull` and recorded here, newest first (offline)')).action(
+    clientAction(io, async (ctx) => {
+      const [{ openOffline }, { listEvents }] = await Promise.all([import('../record/open.js'), import('../record/lists.js')]);
+      const stores = await openOffline(ctx);
+      try {
+        const rows = await listEvents(stores);
+        if (ctx.json) return printJson(ctx, rows);
+        if (rows.length === 0) return ctx.print('No events on this laptop (`fieldops pull` fetches recent ones).');
+        const { formatTable } = await import('../output/table.js');
+        ctx.print(formatTable(['id', 'type', 'time', 'state', 'where'], rows.map((r) => [r.id, r.eventType, r.time ?? '', r.state, r.origin])));
+      } finally {
+        await stores.close();
+      }
+    }),
+  );
+}
+
 const isTtyInput = (_io: CliIo) => Boolean(process.stdin.isTTY);

@@ -11,19 +11,23 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
   withCommonOptions(
     program
       .command('sync')
-      .description('mirror patrol types, the tracked-by schema, v2 event types and choices for offline use')
+      .description('push what was recorded offline, then mirror patrol types, the tracked-by schema, v2 event types and choices for offline use')
       .addHelpText(
         'after',
         '\nOnly what changed is downloaded (ETag / Last-Modified): an unchanged server costs one 304 per resource.\n' +
           'All changes are written in one transaction: the mirror is the old or the new state, never a mix.\n' +
           'Network errors and 5xx are retried with backoff (FIELDOPS_RETRIES, FIELDOPS_RETRY_DELAY_MS).',
       ),
-  ).action(
-    clientAction(io, async (ctx) => {
+  )
+    .option('--records', 'also pull open and recent patrols, recent events and subjects (as `fieldops pull`)')
+    .action(
+    clientAction<{ profile?: string; json?: boolean; records?: boolean }>(io, async (ctx, options) => {
       const connection = await connect(ctx);
       try {
         const store = await openMirror(ctx, { create: true });
         try {
+          const offline = await import('../record/sync-steps.js');
+          const pushed = await offline.pushBeforeSync(ctx, connection);
           const display = await syncDisplay(ctx, RESOURCE_SPECS.map((s) => s.name));
           let report;
           try {
@@ -31,9 +35,10 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
           } finally {
             await display.stop();
           }
+          const pulled = options.records ? await offline.pullAfterSync(ctx, connection) : null;
           for (const warning of report.warnings) ctx.warn(warning);
-          if (ctx.json) printJson(ctx, syncReportJson(report, connection.wire));
-          else ctx.print(renderSyncReport(report, connection.wire, ctx.out));
+          if (ctx.json) printJson(ctx, pushed || pulled ? { ...syncReportJson(report, connection.wire), push: pushed, pull: pulled } : syncReportJson(report, connection.wire));
+          else ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed, pulled));
         } finally {
           await store.close();
         }
