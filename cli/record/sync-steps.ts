@@ -47,4 +47,4 @@ export function offlineSummary(push: PushReport | null, pull: PullReport[] | nul
   return lines.map((line) => '\n' + line).join('');
 }
 
-export const pullSummary = (pull: PullReport[]) => `pulled ${pull.map((p) => `${p.received} ${p.resource}`).join(', ')} changed since the last pull`;
+export const pullSummary = (pull: PullReport[]) => `pulled ${pull.map((p) => `${p.changed} ${p.resource}`).join(', ')} new or changed since the last pull (${pull.reduce((n, p) => n + p.requests, 0)} requests)`;

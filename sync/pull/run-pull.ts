@@ -20,7 +20,10 @@ const MAX_PAGES = 200;
 
 export interface PullReport {
   resource: PulledResource;
+  /** Records on the wire (the overlap re-sends the newest ones). */
   received: number;
+  /** Of those, new or different from what the mirror held. */
+  changed: number;
   requests: number;
   since: string | null;
 }
@@ -68,7 +71,7 @@ async function pullOne({ transport, server, knex, now }: PullOptions, resource: 
   const source = SOURCES[resource];
   const checkpoint = await knex('pull_checkpoints').where({ resource }).first();
   const since: string = checkpoint?.updated_since ?? new Date(now() - RECENT_DAYS * 86_400_000).toISOString();
-  const report: PullReport = { resource, received: 0, requests: 0, since };
+  const report: PullReport = { resource, received: 0, changed: 0, requests: 0, since };
   const records: Rec[] = [];
   const get = async (url: string) => {
     report.requests++;
@@ -101,6 +104,9 @@ async function pullOne({ transport, server, knex, now }: PullOptions, resource: 
   await knex.transaction(async (trx) => {
     for (const record of records) {
       const row = { id: String(record.id), ...source.row(record), etag: etags.get(String(record.id)) ?? null, record: JSON.stringify(record) };
+      const held = await trx(`pulled_${resource}`).where({ id: row.id }).first('record', 'etag');
+      if (held && held.record === row.record && held.etag === row.etag) continue;
+      report.changed++;
       await trx(`pulled_${resource}`).insert(row).onConflict('id').merge();
     }
     await trx('pull_checkpoints').insert({ resource, updated_since: next, synced_at: new Date(now()).toISOString() }).onConflict('resource').merge();
