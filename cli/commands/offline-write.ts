@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../main.js';
 import { registerEventsCommands } from './events.js';
+import { registerObservationsCommands } from './observations.js';
 import { registerOutboxCommands } from './outbox.js';
 import { registerPatrolsCommands } from './patrols.js';
 import { registerPullCommand } from './pull.js';
@@ -15,4 +16,5 @@ export function registerOfflineWriteCommands(program: Command, io: CliIo): void 
   registerPullCommand(program, io);
   registerPatrolsCommands(program, io);
   registerSubjectsCommands(program, io);
+  registerObservationsCommands(program, io);
 }

@@ -52,3 +52,20 @@ export async function outboxOf(cli: CliEnv): Promise<{ counts: Record<string, nu
   if (result.code !== 0) throw new Error(`outbox: ${result.stderr}`);
   return result.body;
 }
+
+/** A GPX track of `points` points, one a second. */
+export function gpxTrack(points: number, start = Date.UTC(2026, 10, 1, 6, 0, 0)): string {
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<gpx version="1.1" creator="test"><trk><name>t</name><trkseg>'];
+  for (let i = 0; i < points; i++) {
+    lines.push(`<trkpt lat="${(-1.2 - i / 1e6).toFixed(7)}" lon="${(36.8 + i / 1e6).toFixed(7)}"><ele>${1600 + (i % 50)}</ele><time>${new Date(start + i * 1000).toISOString()}</time></trkpt>`);
+  }
+  lines.push('</trkseg></trk></gpx>');
+  return lines.join('\n') + '\n';
+}
+
+/** How many observations the server holds (through the API). */
+export async function serverObservationCount(s: TestServer, token: string): Promise<number> {
+  const response = await s.json('/api/v1.0/observations?page_size=1', { token });
+  if (response.status !== 200) throw new Error(`observations: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body.count ?? response.body.data?.count;
+}
