@@ -104,12 +104,21 @@ export class OutboxStore {
   /** Records the outcome of entries in one transaction (after the server answered). */
   async settle(outcomes: Array<{ id: string; status: OutboxStatus; reason?: string | null; theirs?: unknown; etag?: string | null }>): Promise<void> {
     const sentAt = new Date(this.now()).toISOString();
+    // Entries with the same outcome (a whole batch sent) are updated together, in chunks.
+    const groups = new Map<string, { change: Record<string, unknown>; ids: string[] }>();
+    for (const o of outcomes) {
+      const change = {
+        status: o.status, reason: o.reason ?? null, theirs: o.theirs === undefined || o.theirs === null ? null : JSON.stringify(o.theirs),
+        sent_at: o.status === 'sent' ? sentAt : null, ...(o.etag !== undefined ? { etag: o.etag } : {}),
+      };
+      const key = JSON.stringify(change);
+      const group = groups.get(key) ?? { change, ids: [] as string[] };
+      group.ids.push(o.id);
+      groups.set(key, group);
+    }
     await this.knex.transaction(async (trx) => {
-      for (const o of outcomes) {
-        await trx('outbox').where({ id: o.id }).update({
-          status: o.status, reason: o.reason ?? null, theirs: o.theirs === undefined || o.theirs === null ? null : JSON.stringify(o.theirs),
-          sent_at: o.status === 'sent' ? sentAt : null, ...(o.etag !== undefined ? { etag: o.etag } : {}),
-        });
+      for (const { change, ids } of groups.values()) {
+        for (let i = 0; i < ids.length; i += INSERT_CHUNK) await trx('outbox').whereIn('id', ids.slice(i, i + INSERT_CHUNK)).update(change);
       }
     });
   }
