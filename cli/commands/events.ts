@@ -104,6 +104,20 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
 
 // NOTE: CliIo carries no stdin; the form reads the process's own terminal.
 export function registerEventsListCommand(events: Command, io: CliIo): void {
+  withCommonOptions(events.command('state').description('change an event\'s state offline (sent with If-Match on the version pulled)').argument('<id>', 'the event (an id prefix is enough)').argument('<state>', 'new, active or resolved')).action(
+    clientAction(io, async (ctx, _options, [ref, state]) => {
+      const [{ openOffline }, { changeEventState }] = await Promise.all([import('../record/open.js'), import('../record/event-state.js')]);
+      const stores = await openOffline(ctx);
+      try {
+        const change = await changeEventState(stores, ref!, state!);
+        if (ctx.json) printJson(ctx, { id: change.id, event: change.event, queued: true });
+        else ctx.print(`${ctx.out.green('✔')} state change of event ${change.event} queued (${change.id})`);
+      } finally {
+        await stores.close();
+      }
+    }),
+  );
+
   withCommonOptions(events.command('list').description('events pulled by `fieldops pull` and recorded here, newest first (offline)')).action(
     clientAction(io, async (ctx) => {
       const [{ openOffline }, { listEvents }] = await Promise.all([import('../record/open.js'), import('../record/lists.js')]);

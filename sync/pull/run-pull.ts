@@ -6,7 +6,8 @@
  * The checkpoint is the newest `updated_at` seen minus `OVERLAP_MS`: the lists filter with
  * `updated_at >= updated_since`, and a write that committed late with an earlier `updated_at` is
  * still caught by the overlap; re-pulled rows are upserts, so the overlap costs only bytes.
- * Open patrols are read one by one as well, for the ETag an offline "end" is based on.
+ * Open patrols and unresolved events are read one by one as well, for the ETag an offline change
+ * is based on (up to MAX_DETAIL_READS per pull; beyond that a change is sent without If-Match).
  */
 import type { Knex } from 'knex';
 import { unexpectedResponse, parseJsonBody } from '../http-errors.js';
@@ -17,6 +18,7 @@ export const RECENT_DAYS = 30;
 const OVERLAP_MS = 60_000;
 const PAGE_SIZE = 500;
 const MAX_PAGES = 200;
+const MAX_DETAIL_READS = 500;
 
 export interface PullReport {
   resource: PulledResource;
@@ -90,13 +92,14 @@ async function pullOne({ transport, server, knex, now }: PullOptions, resource: 
       url = body.next;
     }
   }
+  // What the field may change offline (an open patrol, an unresolved event) is read one by one
+  // for its ETag; bounded, and the list is already only what changed since the last pull.
   const etags = new Map<string, string | null>();
-  if (resource === 'patrols') {
-    for (const patrol of records.filter((r) => r.state === 'open')) {
-      const response = await get(`${server}${source.path}/${patrol.id}`);
-      etags.set(String(patrol.id), header(response, 'etag') ?? null);
-      Object.assign(patrol, parseJsonBody<Rec>(response, 'a patrol'));
-    }
+  const changeable = resource === 'patrols' ? records.filter((r) => r.state === 'open') : resource === 'events' ? records.filter((r) => r.state !== 'resolved') : [];
+  for (const record of changeable.slice(0, MAX_DETAIL_READS)) {
+    const response = await get(`${server}${source.path}/${record.id}`);
+    etags.set(String(record.id), header(response, 'etag') ?? null);
+    Object.assign(record, parseJsonBody<Rec>(response, source.what));
   }
   report.received = records.length;
   const newest = records.map((r) => Date.parse(source.row(r).updated_at ?? '')).filter(Number.isFinite).reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
