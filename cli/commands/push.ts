@@ -32,7 +32,7 @@ export function registerPushCommand(program: Command, io: CliIo): void {
         }
         const connection = await connect(ctx, { retryUnsafe: true });
         try {
-          const progress = pushProgress(ctx);
+          const progress = await pushProgress(ctx);
           const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
           if (ctx.json) printJson(ctx, pushReportJson(report));
           else ctx.print(renderPushReport(report, ctx.out));

@@ -6,6 +6,8 @@ import { buildEvent, parseLocation, type EventInput } from './event-record.js';
 import { eventTypeForRecording, type EventTypeForRecording } from './event-type.js';
 import type { OfflineStores } from './open.js';
 
+const MAX_DETAILS_BYTES = 1024 * 1024;
+
 export interface NewEventOptions {
   type: string;
   details?: string;
@@ -22,8 +24,10 @@ export function readDetails(raw: string | undefined): Record<string, unknown> | 
   let text = raw;
   if (raw.startsWith('@')) {
     try {
+      if (fs.statSync(raw.slice(1)).size > MAX_DETAILS_BYTES) throw new UserFacingError(`${raw.slice(1)} is larger than 1 MiB`, 'event details are a small JSON object', 2);
       text = fs.readFileSync(raw.slice(1), 'utf8');
-    } catch {
+    } catch (error) {
+      if (error instanceof UserFacingError) throw error;
       throw new UserFacingError(`cannot read ${raw.slice(1)}`, 'check the path after @', 2);
     }
   }

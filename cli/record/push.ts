@@ -6,6 +6,7 @@ import { withFileLock } from '../../sync/outbox/lock.js';
 import { runPush, type PushEvent, type PushReport } from '../../sync/push/run-push.js';
 import type { Connection, CommandContext } from '../context.js';
 import { UserFacingError } from '../errors.js';
+import type { PushProgressProps } from '../ui/PushProgress.js';
 import type { OfflineStores } from './open.js';
 
 export async function pushOutbox(ctx: CommandContext, connection: Connection, stores: OfflineStores, onEvent?: (event: PushEvent) => void): Promise<PushReport> {
@@ -18,22 +19,28 @@ export async function pushOutbox(ctx: CommandContext, connection: Connection, st
   });
 }
 
-/** Progress on a terminal: one line rewritten in place (stderr); nothing when piped. */
-export function pushProgress(ctx: CommandContext): { onEvent: (event: PushEvent) => void; stop(): void } {
-  if (!ctx.stderrTty || ctx.json) return { onEvent: () => {}, stop: () => {} };
+/** Progress on a terminal: a live Ink view on stderr (updated at most every 100 ms); nothing when piped. */
+export async function pushProgress(ctx: CommandContext): Promise<{ onEvent: (event: PushEvent) => void; stop(): Promise<void> }> {
+  if (!ctx.stderrTty || ctx.json) return { onEvent: () => {}, stop: async () => {} };
+  const { mountLive } = await import('../ui/live.js');
+  const state: PushProgressProps = { done: 0, total: 0, sent: 0, rejected: 0, conflicts: 0, current: null };
+  const view = await mountLive(ctx.io.stderr, async () => (await import('../ui/PushProgress.js')).PushProgress, { ...state });
   let last = 0;
-  let shown = false;
   return {
     onEvent(event) {
-      if (event.type === 'start') return;
+      if (event.type === 'start') state.total = event.total;
+      else {
+        state.done = event.done;
+        if (event.status === 'sent') state.sent++;
+        if (event.status === 'rejected') state.rejected++;
+        if (event.status === 'conflict') state.conflicts++;
+        state.current = `${event.entry.kind} ${event.entry.source ?? event.entry.id}`;
+      }
       const now = Date.now();
-      if (now - last < 100 && event.done < event.total) return;
+      if (now - last < 100 && state.done < state.total) return;
       last = now;
-      shown = true;
-      ctx.io.stderr.write(`\rpushing ${event.done}/${event.total}`);
+      view.update({ ...state });
     },
-    stop: () => {
-      if (shown) ctx.io.stderr.write('\r\u001b[2K');
-    },
+    stop: () => view.stop(),
   };
 }

@@ -19,7 +19,7 @@ export async function pushBeforeSync(ctx: CommandContext, connection: Connection
   const stores = await openOffline(ctx);
   try {
     if ((await stores.outbox.counts()).pending === 0) return null;
-    const progress = pushProgress(ctx);
+    const progress = await pushProgress(ctx);
     const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
     if (report.stopped) ctx.warn(`push stopped: ${report.stopped}; ${report.remaining} records still queued`);
     if (report.rejected.length || report.conflicts.length) ctx.warn(`push: ${report.rejected.length} rejected, ${report.conflicts.length} in conflict (\`fieldops outbox\` lists them)`);

@@ -72,3 +72,14 @@ t.test('the state machine: optional choice, cancel', async (t) => {
   state = formReducer(initialForm(FIELDS), { input: '', escape: true });
   t.ok(state.cancelled);
 });
+
+t.test('the push progress view', async (t) => {
+  const { PushProgress } = await import('../../cli/ui/PushProgress.js');
+  const { lastFrame, rerender, unmount } = render(<PushProgress done={0} total={4} sent={0} rejected={0} conflicts={0} current={null} />);
+  t.match(lastFrame(), /pushing\s+\[░+\]\s+0% 0\/4/);
+  rerender(<PushProgress done={3} total={4} sent={2} rejected={1} conflicts={0} current="event.create sheet.csv:4" />);
+  t.match(lastFrame(), /75% 3\/4/);
+  t.match(lastFrame(), /2 sent, 1 rejected · event.create sheet.csv:4/);
+  t.notMatch(lastFrame(), /conflict/);
+  unmount();
+});
