@@ -25,6 +25,7 @@ import { KnexMirrorStore } from '../sync/mirror/knex-store.js';
 import { openMirrorDatabase } from '../sync/mirror/open.js';
 import { OutboxStore } from '../sync/outbox/store.js';
 import { runPush } from '../sync/push/run-push.js';
+import { withRetries } from '../sync/retry.js';
 import { createUndiciTransport } from '../sync/transport.js';
 import { repoRoot, startChild } from './lib/processes.js';
 
@@ -62,7 +63,8 @@ async function main() {
     const login = await fetch(`${origin}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: PASSWORD }) });
     const { access_token: token } = (await login.json()) as { access_token: string };
     const counted = countingTransport(undici);
-    const transport = authorizedTransport(counted.transport, tokenSession(origin, token));
+    // The CLI's stack: a request on a keep-alive socket the server closed meanwhile is retried (creates carry their ids).
+    const transport = authorizedTransport(withRetries(counted.transport, { attempts: 4, baseDelayMs: 100, retryUnsafe: true }), tokenSession(origin, token));
     const post = async (url: string, body: unknown, expect: number[]) => {
       const response = await transport({ method: 'POST', url: origin + url, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } as TransportRequest);
       if (!expect.includes(response.status)) throw new Error(`${url}: ${response.status} ${new TextDecoder().decode(response.body)}`);
