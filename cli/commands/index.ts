@@ -12,6 +12,7 @@ import { registerSyncCommand } from './sync.js';
 import { registerTrackedByCommand } from './trackedby.js';
 import { registerTypesCommands } from './types.js';
 import { registerWhoamiCommand } from './whoami.js';
+import { registerOfflineWriteCommands } from './offline-write.js';
 
 export function registerClientCommands(program: Command, io: CliIo): void {
   registerLoginCommand(program, io);
@@ -25,4 +26,5 @@ export function registerClientCommands(program: Command, io: CliIo): void {
   registerMigrateCommand(program, io);
   registerReplayCommand(program, io);
   registerChoicesCommands(program, io);
+  registerOfflineWriteCommands(program, io);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as mirror from './20261121_0001_mirror.js';
+import * as outbox from './20261123_0601_outbox.js';
 
 /**
  * The mirror's migrations, in order. Append only: a mirror migrated on a field laptop is never
@@ -7,4 +8,5 @@ import * as mirror from './20261121_0001_mirror.js';
  */
 export const mirrorMigrations: ReadonlyArray<{ name: string; migration: Knex.Migration }> = [
   { name: '20261121_0001_mirror', migration: mirror },
+  { name: '20261123_0601_outbox', migration: outbox },
 ];

@@ -8,6 +8,7 @@ import * as tenantScopedIds from './20261123_0201_tenant_scoped_ids.js';
 import * as clientProfile from './20261123_0401_client_profile.js';
 import * as siteMaps from './20261123_0402_site_maps.js';
 import * as eventsFamily from './20261123_0501_events_family.js';
+import * as offlinePull from './20261123_0601_offline_pull.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -23,4 +24,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261123_0401_client_profile', migration: clientProfile },
   { name: '20261123_0402_site_maps', migration: siteMaps },
   { name: '20261123_0501_events_family', migration: eventsFamily },
+  { name: '20261123_0601_offline_pull', migration: offlinePull },
 ];

@@ -282,7 +282,7 @@ export interface SensorSubjectRepository {
   /** Names of the groups each subject belongs to. */
   groupNamesOf(subjectIds: readonly string[]): Promise<Map<string, string[]>>;
   updateKind(tenantId: string, subjectId: string, subjectType: string, subjectSubtype: string, at: number): Promise<void>;
-  listWithStatus(tenantId: string, includeInactive: boolean): Promise<SubjectWithStatus[]>;
+  listWithStatus(tenantId: string, includeInactive: boolean, updatedSince?: number | null): Promise<SubjectWithStatus[]>;
   findWithStatus(tenantId: string, id: string): Promise<SubjectWithStatus | null>;
 }
 

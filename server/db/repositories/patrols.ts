@@ -66,6 +66,7 @@ export class KnexPatrolRepository implements PatrolRepository {
     if (filter.patrolTypeIds) query.whereExists(segmentsWith('patrol_segments.patrol_type_id', filter.patrolTypeIds));
     if (filter.trackedBy) query.whereExists(segmentsWith('patrol_segments.leader_id', filter.trackedBy));
     if (filter.excludeEmpty) query.where('patrols.segment_count', '>', 0);
+    if (filter.updatedSince !== null && filter.updatedSince !== undefined) query.where('patrols.updated_at', '>=', filter.updatedSince);
     if (filter.statuses) {
       const statuses = filter.statuses;
       query.where((q) => {

@@ -50,9 +50,14 @@ export class KnexSensorSubjectRepository implements SensorSubjectRepository {
     await this.db('subjects').where({ tenant_id: tenantId, id: subjectId }).update({ subject_type: subjectType, subject_subtype: subjectSubtype, updated_at: at });
   }
 
-  async listWithStatus(tenantId: string, includeInactive: boolean): Promise<SubjectWithStatus[]> {
+  async listWithStatus(tenantId: string, includeInactive: boolean, updatedSince: number | null = null): Promise<SubjectWithStatus[]> {
     const query = this.db('subjects').where({ tenant_id: tenantId });
     if (!includeInactive) query.where({ is_active: true });
+    if (updatedSince !== null) {
+      // Both sides read a (tenant_id, updated_at) index (migration 20261123_0601_offline_pull).
+      const moved = this.db('subject_status').select('subject_id').where({ tenant_id: tenantId }).andWhere('updated_at', '>=', updatedSince);
+      query.where((q) => q.where('updated_at', '>=', updatedSince).orWhereIn('id', moved));
+    }
     const subjects = (await query.orderBy([{ column: 'name' }, { column: 'id' }])).map(toSubject);
     return this.withStatus(tenantId, subjects);
   }

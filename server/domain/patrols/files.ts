@@ -4,7 +4,7 @@ import type { Clock } from '../../db/time.js';
 import type { FileStore, StagedFile } from '../../storage/file-store.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
 import { BodyReader } from '../catalog/fields.js';
-import { InputError, NotFoundError } from '../errors.js';
+import { ConflictError, InputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Store } from '../ports.js';
 import type { PatrolFile } from './model.js';
@@ -57,10 +57,12 @@ export class PatrolFileService {
     const metadata = readMetadata(single(upload.fields), false);
     return this.deps.store.transaction(async (repos) => {
       const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
+      // A client-supplied id that exists already is 409 and stores nothing (offline retries).
+      if (metadata.id && (await repos.patrols.filesOf(tenantId, [patrol.id])).some((file) => file.id === metadata.id)) throw new ConflictError('A file with this id already exists.');
       const now = this.deps.clock.now();
       const stored = await staged.commit();
       const file: PatrolFile = {
-        id: randomUUID(), tenantId, patrolId: patrol.id, sha256: stored.sha256, storagePath: stored.path,
+        id: metadata.id ?? randomUUID(), tenantId, patrolId: patrol.id, sha256: stored.sha256, storagePath: stored.path,
         filename: cleanFilename(upload.filename), contentType: stored.contentType, size: stored.size,
         comment: metadata.comment ?? '', ordernum: metadata.ordernum ?? null, createdByUserId: actingUser(ctx.principal!)?.id ?? null,
         createdAt: now, updatedAt: now,
@@ -90,9 +92,9 @@ function single(fields: Record<string, string[]>): Record<string, unknown> {
 }
 
 /** `comment` and `ordernum`: JSON values on PATCH/PUT, form strings on upload. */
-function readMetadata(body: unknown, json: boolean): { comment?: string; ordernum?: number | null } {
+function readMetadata(body: unknown, json: boolean): { comment?: string; ordernum?: number | null; id?: string } {
   const reader = BodyReader.of(body ?? {});
-  reader.rejectUnknown(['comment', 'ordernum'], json ? ['id', 'patrol', 'usercontent_id', 'usercontent_type', 'filename', 'file_type', 'size', 'url', 'created_at', 'updated_at'] : ['filecontent.file', 'usercontent_type']);
+  reader.rejectUnknown(json ? ['comment', 'ordernum'] : ['comment', 'ordernum', 'id'], json ? ['id', 'patrol', 'usercontent_id', 'usercontent_type', 'filename', 'file_type', 'size', 'url', 'created_at', 'updated_at'] : ['filecontent.file', 'usercontent_type']);
   const comment = reader.string('comment', { max: 2000 });
   let ordernum: number | null | undefined;
   if (reader.has('ordernum')) {
@@ -101,8 +103,14 @@ function readMetadata(body: unknown, json: boolean): { comment?: string; ordernu
     if (value !== null && (!Number.isInteger(value) || Math.abs(value) > 1e9)) reader.add('ordernum', { code: 'invalid', message: 'ordernum must be an integer.', hints: ['For example 1.'] });
     else ordernum = value;
   }
+  let id: string | undefined;
+  if (!json && reader.has('id')) {
+    const raw = reader.body.id;
+    if (typeof raw === 'string' && isUuid(raw)) id = raw.toLowerCase();
+    else reader.add('id', { code: 'invalid', message: 'Expected a UUID.', hints: ['Leave id out for a new one.'] });
+  }
   reader.finish('The file metadata is not valid.');
-  return { comment, ordernum };
+  return { comment, ordernum, ...(id ? { id } : {}) };
 }
 
 /** The client's name, reduced to something safe to show and to put in Content-Disposition. */

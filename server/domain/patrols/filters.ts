@@ -12,6 +12,8 @@ export interface PatrolListFilter {
   trackedBy: string[] | null;
   statuses: PatrolStatus[] | null;
   excludeEmpty: boolean;
+  /** Only patrols changed at or after this instant (epoch ms): incremental pulls (issue 16). */
+  updatedSince: number | null;
 }
 
 const FILTER_KEYS = ['date_range', 'patrols_overlap_daterange', 'text', 'patrol_type', 'tracked_by'];
@@ -21,10 +23,14 @@ const FILTER_KEYS = ['date_range', 'patrols_overlap_daterange', 'text', 'patrol_
  * patrols_overlap_daterange (default true), text, patrol_type: [...], tracked_by: [...]}`;
  * `status` repeats; `exclude_empty_patrols` is a boolean. Anything malformed is 400.
  */
-export function readPatrolFilter(filterParam: string | undefined, statuses: string[], excludeEmpty: boolean): PatrolListFilter {
+export function readPatrolFilter(filterParam: string | undefined, statuses: string[], excludeEmpty: boolean, updatedSince?: string): PatrolListFilter {
   const errors: Record<string, FieldIssue[]> = {};
   const fail = (field: string, message: string, hint: string) => (errors[field] ??= []).push({ code: 'invalid', message, hints: [hint] });
-  const result: PatrolListFilter = { dateRange: null, overlap: true, text: null, patrolTypes: null, trackedBy: null, statuses: null, excludeEmpty };
+  const result: PatrolListFilter = { dateRange: null, overlap: true, text: null, patrolTypes: null, trackedBy: null, statuses: null, excludeEmpty, updatedSince: null };
+  if (updatedSince !== undefined && updatedSince !== '') {
+    result.updatedSince = parseIsoWithOffset(updatedSince);
+    if (result.updatedSince === null) fail('updated_since', 'updated_since is not an ISO 8601 date-time with an offset.', 'For example 2026-11-20T10:00:00+00:00.');
+  }
   if (filterParam !== undefined && filterParam !== '') {
     let parsed: unknown;
     try {

@@ -79,6 +79,16 @@ export function readNoteBody(body: unknown, required: boolean): { text?: string 
   return text === undefined ? {} : { text };
 }
 
+/** A new note: its text, and the id the client chose (offline records carry theirs). */
+export function readNewNoteBody(body: unknown): { text: string; id?: string } {
+  const reader = BodyReader.of(body);
+  reader.rejectUnknown(['text', 'id'], ['created_at', 'updated_at', 'created_by', 'patrol']);
+  const text = reader.string('text', { max: MAX_TEXT, required: true });
+  const id = readId(reader, 'id');
+  reader.finish('The note is not valid.');
+  return { text: text!, ...(id ? { id } : {}) };
+}
+
 function readSegmentInto(reader: BodyReader, value: unknown, prefix: string, mode: 'nested' | 'standalone'): SegmentInput {
   const at = (field: string) => (prefix ? `${prefix}.${field}` : field);
   if (!value || typeof value !== 'object' || Array.isArray(value)) {

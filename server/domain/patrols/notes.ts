@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
-import { NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Store } from '../ports.js';
-import { readNoteBody } from './input.js';
+import { readNewNoteBody, readNoteBody } from './input.js';
 import type { PatrolNote } from './model.js';
 import type { PatrolService } from './service.js';
 
@@ -27,12 +27,14 @@ export class PatrolNoteService {
 
   async create(ctx: RequestContext, patrolId: string, body: unknown): Promise<PatrolNote> {
     const { tenantId } = requirePermission(ctx, 'change_patrol');
-    const { text } = readNoteBody(body, true);
+    const { text, id } = readNewNoteBody(body);
     return this.deps.store.transaction(async (repos) => {
       const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
+      // A client-supplied id that exists already is 409 and changes nothing (offline retries).
+      if (id && (await repos.patrols.notesOf(tenantId, [patrol.id])).some((note) => note.id === id)) throw new ConflictError('A note with this id already exists.');
       const user = actingUser(ctx.principal!);
       const now = this.deps.clock.now();
-      const note: PatrolNote = { id: randomUUID(), tenantId, patrolId: patrol.id, text: text!, createdByUserId: user?.id ?? null, createdByUsername: user?.username ?? null, createdAt: now, updatedAt: now };
+      const note: PatrolNote = { id: id ?? randomUUID(), tenantId, patrolId: patrol.id, text: text!, createdByUserId: user?.id ?? null, createdByUsername: user?.username ?? null, createdAt: now, updatedAt: now };
       await repos.patrols.insertNote(note);
       return note;
     });

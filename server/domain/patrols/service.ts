@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
-import { ConflictError, InputError, NotFoundError } from '../errors.js';
+import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
+import { patrolEtag, type IfMatch } from './etag.js';
 import type { PatrolListFilter } from './filters.js';
 import { type PatrolInput, type SegmentInput, readPatrolBody, readSegmentBody } from './input.js';
 import type { Patrol, PatrolSegment, PatrolState, PatrolView, SegmentView } from './model.js';
@@ -63,7 +64,7 @@ export class PatrolService {
   }
 
   /** PUT and PATCH: fields left out are unchanged; nested segments with an id are updated, others created. */
-  async update(ctx: RequestContext, id: string, body: unknown): Promise<PatrolView> {
+  async update(ctx: RequestContext, id: string, body: unknown, ifMatch?: IfMatch): Promise<PatrolView> {
     const { tenantId } = requirePermission(ctx, 'change_patrol');
     const input = readPatrolBody(body);
     if (input.id && input.id !== id.toLowerCase()) throw InputError.field('id', 'mismatch', 'The body id differs from the URL.', ['Leave id out, or send the same one.']);
@@ -71,6 +72,10 @@ export class PatrolService {
       await repos.catalog.lock(tenantId, LOCK);
       const now = this.deps.clock.now();
       const current = await this.findPatrol(repos, tenantId, id);
+      // Checked under the patrols lock: of two writers holding one tag, exactly one wins.
+      if (ifMatch && !ifMatch(patrolEtag(current, await repos.patrols.segmentsOf(tenantId, [current.id])))) {
+        throw new PreconditionFailedError('The patrol has changed since that ETag (If-Match).');
+      }
       const patrol: Patrol = { ...current, ...fieldsOf(input), updatedAt: now };
       await repos.patrols.updatePatrol(patrol);
       if (input.state && input.state !== current.state) await this.record(repos, ctx, patrol, 'update_patrol_state', `Patrol state changed to ${input.state}`, now);

@@ -4,6 +4,7 @@ import { InputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Observation } from '../model.js';
 import type { Store, SubjectWithStatus } from '../ports.js';
+import { parseIsoWithOffset } from '../time-input.js';
 import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type IncomingFile, fileCameraTrapReport, readCameraTrapForm } from './camera-trap.js';
 import { exifTakenAt } from './exif-time.js';
 import { type IntakeDefaults, type IntakeResult, storeObservations } from './intake.js';
@@ -130,9 +131,15 @@ export class SensorService {
     return { total, items };
   }
 
-  async listSubjects(ctx: RequestContext, includeInactive: boolean): Promise<SubjectWithStatus[]> {
+  /** With `updatedSince` (ISO 8601): only subjects changed, or with a newer position, since then (incremental pulls). */
+  async listSubjects(ctx: RequestContext, includeInactive: boolean, updatedSince?: string): Promise<SubjectWithStatus[]> {
     const { tenantId } = requirePermission(ctx, 'view_subject');
-    return this.deps.store.repos.sensorSubjects.listWithStatus(tenantId, includeInactive);
+    let since: number | null = null;
+    if (updatedSince !== undefined && updatedSince !== '') {
+      since = parseIsoWithOffset(updatedSince);
+      if (since === null) throw InputError.field('updated_since', 'invalid', 'updated_since is not an ISO 8601 date-time with an offset.', ['For example 2026-11-20T10:00:00+00:00.']);
+    }
+    return this.deps.store.repos.sensorSubjects.listWithStatus(tenantId, includeInactive, since);
   }
 
   async getSubject(ctx: RequestContext, id: string): Promise<SubjectWithStatus> {

@@ -1,34 +1,47 @@
+import { patrolViewEtag } from '../../domain/patrols/etag.js';
 import { readPatrolFilter } from '../../domain/patrols/filters.js';
 import type { PatrolNoteService } from '../../domain/patrols/notes.js';
+import type { PatrolView } from '../../domain/patrols/model.js';
 import type { PatrolService } from '../../domain/patrols/service.js';
+import { ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentNote, presentPatrol, presentSegment } from '../presenters-patrols.js';
 import { queryBoolean, queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
-/** Patrols, segments and notes. No validators on any of them (specification rule 8). */
+/**
+ * Patrols, segments and notes. No caching validators on any of them (specification rule 8): one
+ * patrol carries an ETag for `If-Match` on PATCH/PUT only (issue 16; see domain/patrols/etag.ts),
+ * never a 304.
+ */
 export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNoteService; trustProxy: boolean }) {
   const { patrols, notes } = deps;
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
   const param = (ctx: AppContext, name: string) => String(ctx.params[name]);
+  const one = (ctx: AppContext, view: PatrolView) => {
+    ctx.set('ETag', patrolViewEtag(view));
+    ctx.body = presentPatrol(view, origin(ctx));
+  };
   return {
     async list(ctx: AppContext) {
       const page = readPage(ctx);
       const raw = ctx.query.status;
       const statuses = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-      const filter = readPatrolFilter(queryString(ctx, 'filter'), statuses, queryBoolean(ctx, 'exclude_empty_patrols'));
+      const filter = readPatrolFilter(queryString(ctx, 'filter'), statuses, queryBoolean(ctx, 'exclude_empty_patrols'), queryString(ctx, 'updated_since'));
       const { total, views } = await patrols.list(requestContext(ctx), filter, page);
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentPatrol(view, origin(ctx))), deps.trustProxy);
     },
     async get(ctx: AppContext) {
-      ctx.body = presentPatrol(await patrols.get(requestContext(ctx), param(ctx, 'id')), origin(ctx));
+      one(ctx, await patrols.get(requestContext(ctx), param(ctx, 'id')));
     },
     async create(ctx: AppContext) {
       ctx.status = 201;
-      ctx.body = presentPatrol(await patrols.create(requestContext(ctx), ctx.state.body), origin(ctx));
+      one(ctx, await patrols.create(requestContext(ctx), ctx.state.body));
     },
     async update(ctx: AppContext) {
-      ctx.body = presentPatrol(await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body), origin(ctx));
+      const header = ctx.get('If-Match');
+      const ifMatch = header ? (etag: string) => ifMatchSatisfied(header, etag) : undefined;
+      one(ctx, await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body, ifMatch));
     },
 
     async listSegments(ctx: AppContext) {

@@ -78,7 +78,7 @@ export function sensorHandlers({ sensors, files, uploadSlots, maxFieldBytes, tru
       envelope(ctx, 200, pageBody(ctx, page, total, items.map(presentObservation), trustProxy));
     },
     async subjects(ctx: AppContext) {
-      const subjects = await sensors.listSubjects(requestContext(ctx), queryBoolean(ctx, 'include_inactive'));
+      const subjects = await sensors.listSubjects(requestContext(ctx), queryBoolean(ctx, 'include_inactive'), queryString(ctx, 'updated_since'));
       envelope(ctx, 200, subjects.map(presentSubjectWithStatus));
     },
     async subject(ctx: AppContext) {

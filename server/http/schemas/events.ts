@@ -140,9 +140,9 @@ export const patrolFileSchemas = {
     tags: [filesTag], params: { id: fileParams.id },
     body: {
       kind: 'multipart',
-      schema: { type: 'object', properties: { 'filecontent.file': { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' }, comment: str(2000), ordernum: str(undefined, { description: 'An integer.' }) }, required: ['filecontent.file'] },
+      schema: { type: 'object', properties: { 'filecontent.file': { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file.' }, comment: str(2000), ordernum: str(undefined, { description: 'An integer.' }), id: str(36, { description: 'The file\'s id, a UUID the client chooses (optional); an id that exists already is 409.' }) }, required: ['filecontent.file'] },
     },
-    responses: { 201: created(patrolFile), ...writeErrors(), ...errors(429) },
+    responses: { 201: created(patrolFile), ...writeErrors(), ...errors(409, 429) },
   },
   get: { summary: 'A patrol file\'s metadata', tags: [filesTag], params: fileParams, responses: { 200: ok(patrolFile), ...readErrors() } },
   replace: { summary: 'Change a file\'s comment and ordernum', tags: [filesTag], params: fileParams, body: { kind: 'json', schema: metadataBody }, responses: { 200: ok(patrolFile), ...writeErrors() } },

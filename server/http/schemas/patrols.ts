@@ -1,5 +1,5 @@
 import {
-  AUTH_ERRORS, array, latLon, created, dateTime, errors, nullable, nullableDateTime, object, ok, page, pageParams, priority, queryBoolean, queryParams,
+  AUTH_ERRORS, array, latLon, created, dateTime, errors, nullable, nullableDateTime, object, ok, page, pageParams, priority, queryBoolean, queryDateTime, queryParams,
   readErrors, readOnly, str, uuid, writeErrors,
 } from './common.js';
 import { subject } from './choices.js';
@@ -134,13 +134,13 @@ const statusParam = array({ enum: ['scheduled', 'active', 'overdue', 'done', 'ca
 export const patrolSchemas = {
   list: {
     summary: 'List patrols (open < done < cancelled, then newest)', tags: [tag],
-    query: queryParams({ filter: filterParam, status: statusParam, exclude_empty_patrols: queryBoolean('Leave out patrols without segments.'), ...pageParams }),
+    query: queryParams({ filter: filterParam, status: statusParam, exclude_empty_patrols: queryBoolean('Leave out patrols without segments.'), updated_since: queryDateTime('Only patrols changed at or after this time (incremental pulls).'), ...pageParams }),
     responses: { 200: ok(page(patrol)), ...errors(400, ...AUTH_ERRORS, 404) },
   },
   create: { summary: 'Create a patrol (with nested segments and notes)', tags: [tag], body: { kind: 'json', schema: patrolBody }, responses: { 201: created(patrol), ...writeErrors(), ...errors(409) } },
-  get: { summary: 'One patrol', tags: [tag], params: patrolId, responses: { 200: ok(patrol), ...readErrors() } },
-  replace: { summary: 'Update a patrol (fields left out stay as they are)', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409) } },
-  patch: { summary: 'Update a patrol', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409) } },
+  get: { summary: 'One patrol', description: 'Carries an `ETag` for `If-Match` on PATCH/PUT (never a 304: patrols have no caching validators).', tags: [tag], params: patrolId, responses: { 200: ok(patrol), ...readErrors() } },
+  replace: { summary: 'Update a patrol (fields left out stay as they are)', description: 'With `If-Match`, 412 unless it names the patrol\'s current ETag.', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
+  patch: { summary: 'Update a patrol', description: 'With `If-Match`, 412 unless it names the patrol\'s current ETag.', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
 
   listSegments: { summary: 'List patrol segments', tags: [tag], query: queryParams(pageParams), responses: { 200: ok(page(segment)), ...errors(400, ...AUTH_ERRORS, 404) } },
   createSegment: { summary: 'Create a segment of a patrol', tags: [tag], body: { kind: 'json', schema: segmentCreate }, responses: { 201: created(segment), ...writeErrors(), ...errors(409) } },
@@ -149,7 +149,10 @@ export const patrolSchemas = {
   patchSegment: { summary: 'Update a segment', tags: [tag], params: segmentId, body: { kind: 'json', schema: segmentUpdate }, responses: { 200: ok(segment), ...writeErrors(), ...errors(409) } },
 
   listNotes: { summary: 'Notes of a patrol', tags: [tag], params: patrolId, responses: { 200: ok(array(note)), ...readErrors() } },
-  createNote: { summary: 'Add a note to a patrol', tags: [tag], params: patrolId, body: { kind: 'json', schema: noteBody(['text']) }, responses: { 201: created(note), ...writeErrors() } },
+  createNote: {
+    summary: 'Add a note to a patrol', description: 'The client may supply the note\'s `id` (a UUID); an id that exists already is 409 and changes nothing (offline retries).',
+    tags: [tag], params: patrolId, body: { kind: 'json', schema: { ...noteBody(['text']), properties: { ...(noteBody(['text']).properties as object), id: uuid } } }, responses: { 201: created(note), ...writeErrors(), ...errors(409) },
+  },
   getNote: { summary: 'One note', tags: [tag], params: noteParams, responses: { 200: ok(note), ...readErrors() } },
   replaceNote: { summary: 'Replace a note\'s text', tags: [tag], params: noteParams, body: { kind: 'json', schema: noteBody(['text']) }, responses: { 200: ok(note), ...writeErrors() } },
   patchNote: { summary: 'Change a note\'s text', tags: [tag], params: noteParams, body: { kind: 'json', schema: noteBody([]) }, responses: { 200: ok(note), ...writeErrors() } },

@@ -154,7 +154,7 @@ export const readSchemas = {
   subjects: {
     summary: 'Subjects with their latest position (needs view_subject)',
     tags: ['observations'],
-    query: queryParams({ include_inactive: queryBoolean('Include deactivated subjects.') }),
+    query: queryParams({ include_inactive: queryBoolean('Include deactivated subjects.'), updated_since: queryDateTime('Only subjects changed, or with a position recorded, at or after this time (incremental pulls).') }),
     responses: { 200: ok(envelope(array(subjectWithStatus))), ...errors(400, ...AUTH_ERRORS) },
   },
   subject: { summary: 'One subject with its latest position', tags: ['observations'], params: { id: { description: 'Subject id (UUID).', schema: uuid } }, responses: { 200: ok(envelope(subjectWithStatus)), ...readErrors() } },

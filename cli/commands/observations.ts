@@ -1,0 +1,68 @@
+import { Option, type Command } from 'commander';
+import { printJson } from '../context.js';
+import { CommandExit, EXIT, UserFacingError } from '../errors.js';
+import type { FormatName } from '../lint/formats/index.js';
+import type { CliIo } from '../main.js';
+import { toolVersion } from '../version.js';
+import { clientAction, withCommonOptions } from './common.js';
+
+const FORMAT_NAMES: FormatName[] = ['stylish', 'json', 'sarif', 'junit', 'github'];
+
+interface Options {
+  profile?: string;
+  json?: boolean;
+  subject: string;
+  sourceType: string;
+  provider: string;
+  manufacturerId?: string;
+  inputFormat?: 'gpx' | 'csv';
+  format?: FormatName;
+  skipInvalid?: boolean;
+}
+
+export function registerObservationsCommands(program: Command, io: CliIo): void {
+  const observations = program.command('observations').description('import GPS tracks offline as sensor observations');
+  withCommonOptions(
+    observations
+      .command('import')
+      .description('validate a GPX track or a CSV of positions offline and queue them as observations of a subject')
+      .argument('<file>', 'a .gpx file, or a .csv with recorded_at,latitude,longitude (other columns go into `additional`)')
+      .requiredOption('--subject <name or id>', 'whose positions these are (a name creates the subject on first sight)')
+      .option('--source-type <type>', 'the sensor type of the source', 'gps-radio')
+      .option('--provider <key>', 'the provider key the observations are posted under', 'fieldops-cli')
+      .option('--manufacturer-id <id>', 'the source (device) id (default: one per profile and subject)')
+      .addOption(new Option('--input-format <format>', 'the file\'s format (default: from its extension)').choices(['gpx', 'csv']))
+      .addOption(new Option('--format <format>', 'report invalid points in a lint format').choices(FORMAT_NAMES))
+      .option('--skip-invalid', 'queue the valid points even when some are invalid')
+      .addHelpText('after', '\nImporting the same file again queues nothing. Exit codes: 0 all points valid, 1 invalid points, 2 usage error.'),
+  ).action(
+    clientAction<Options>(io, async (ctx, options, [file]) => {
+      const [{ openOffline }, { importObservations }, { FORMATS }, path] = await Promise.all([
+        import('../record/open.js'), import('../record/observations.js'), import('../lint/formats/index.js'), import('node:path'),
+      ]);
+      const format = options.inputFormat ?? (path.extname(file!).slice(1).toLowerCase() as 'gpx' | 'csv');
+      if (format !== 'gpx' && format !== 'csv') throw new UserFacingError(`cannot tell the format of ${file}`, 'name it .gpx or .csv, or pass --input-format gpx|csv', 2);
+      if (!/^[\w.:-]{1,100}$/.test(options.provider) || !/^[\w.-]{1,50}$/.test(options.sourceType)) throw new UserFacingError('--provider and --source-type are short names (letters, digits, . _ - :)', undefined, 2);
+      const stores = await openOffline(ctx);
+      try {
+        const relative = path.relative(process.cwd(), file!);
+        const shownPath = relative.startsWith('..') ? file! : relative;
+        const result = await importObservations(stores, {
+          file: file!, shownPath, format, subject: options.subject, sourceType: options.sourceType, providerKey: options.provider,
+          manufacturerId: options.manufacturerId ?? `fieldops-${ctx.profile}-${options.subject}`.slice(0, 100), skipInvalid: Boolean(options.skipInvalid),
+        });
+        const findings = result.report.files[0]!.findings;
+        const summary = { file: shownPath, points: result.points, valid: result.valid, invalid: result.invalid, queued: result.queued };
+        if (options.format) io.stdout.write(FORMATS[options.format](result.report, { color: ctx.out.enabled, toolVersion: toolVersion() }));
+        else if (ctx.json) printJson(ctx, { ...summary, findings });
+        else if (findings.length > 0) io.stdout.write(FORMATS.stylish(result.report, { color: ctx.out.enabled, toolVersion: toolVersion() }));
+        const nothing = result.fileProblems > 0 || (result.invalid > 0 && !options.skipInvalid);
+        ctx.info(nothing ? `fieldops observations import: ${result.invalid} of ${result.points} points invalid; nothing queued` : `fieldops observations import: ${result.queued} queued of ${result.points} points${result.valid > result.queued ? ` (${result.valid - result.queued} already queued before)` : ''}`);
+        if (result.points === 0) throw new UserFacingError(`no points in ${shownPath}`, format === 'gpx' ? 'a GPX track has <trkpt lat=".." lon=".."><time>..</time></trkpt> elements' : 'the header is recorded_at,latitude,longitude');
+        if (result.invalid > 0 || result.fileProblems > 0) throw new CommandExit(EXIT.failure);
+      } finally {
+        await stores.close();
+      }
+    }),
+  );
+}

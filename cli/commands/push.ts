@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { connect, printJson } from '../context.js';
+import { CommandExit, EXIT, UserFacingError } from '../errors.js';
+import type { CliIo } from '../main.js';
+import { clientAction, withCommonOptions } from './common.js';
+
+export function registerPushCommand(program: Command, io: CliIo): void {
+  withCommonOptions(
+    program
+      .command('push')
+      .description('send what was recorded offline (the outbox) to the server, in recorded order, exactly once')
+      .addHelpText(
+        'after',
+        '\nEach record is sent with the id it got when it was recorded, so a push cut off at any point\n' +
+          'and repeated never makes a duplicate. A record the server rejects (4xx) is marked rejected\n' +
+          'with its reason and the push goes on; a network failure or 5xx stops it, the rest stays queued.\n' +
+          'Exit codes: 0 all sent, 1 something was rejected, in conflict, or is still queued.',
+      ),
+  ).action(
+    clientAction(io, async (ctx) => {
+      const [{ openOffline }, { pushOutbox, pushProgress }, { renderPushReport, pushReportJson }] = await Promise.all([
+        import('../record/open.js'),
+        import('../record/push.js'),
+        import('../render/push-report.js'),
+      ]);
+      const stores = await openOffline(ctx);
+      try {
+        if ((await stores.outbox.counts()).pending === 0) {
+          if (ctx.json) printJson(ctx, pushReportJson({ total: 0, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, remaining: 0 }));
+          else ctx.print('Nothing to push: the outbox is empty.');
+          return;
+        }
+        const connection = await connect(ctx, { retryUnsafe: true });
+        try {
+          const progress = await pushProgress(ctx);
+          const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
+          if (ctx.json) printJson(ctx, pushReportJson(report));
+          else ctx.print(renderPushReport(report, ctx.out));
+          if (report.stopped) {
+            throw new UserFacingError(`push stopped: ${report.stopped}`, `${report.remaining} record${report.remaining === 1 ? ' is' : 's are'} still queued; run \`fieldops push\` again when the server is reachable`);
+          }
+          if (report.rejected.length || report.conflicts.length) throw new CommandExit(EXIT.failure);
+        } finally {
+          await connection.close();
+        }
+      } finally {
+        await stores.close();
+      }
+    }),
+  );
+}

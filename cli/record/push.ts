@@ -1,0 +1,46 @@
+/**
+ * Pushing the outbox from the CLI: under the mirror's push lock, after checking the mirror is
+ * the logged-in server's. Shared by `fieldops push` and `fieldops sync`.
+ */
+import { withFileLock } from '../../sync/outbox/lock.js';
+import { runPush, type PushEvent, type PushReport } from '../../sync/push/run-push.js';
+import type { Connection, CommandContext } from '../context.js';
+import { UserFacingError } from '../errors.js';
+import type { PushProgressProps } from '../ui/PushProgress.js';
+import type { OfflineStores } from './open.js';
+
+export async function pushOutbox(ctx: CommandContext, connection: Connection, stores: OfflineStores, onEvent?: (event: PushEvent) => void): Promise<PushReport> {
+  const meta = await stores.mirror.meta();
+  if (meta && meta.server !== connection.session.server) {
+    throw new UserFacingError(`the mirror holds records for ${meta.server}, not ${connection.session.server}`, 'log in to the server the records were made for, or use another --profile');
+  }
+  return withFileLock(`${stores.file}.push.lock`, () => runPush({ transport: connection.transport, server: connection.session.server, outbox: stores.outbox, onEvent }), {
+    onWait: () => ctx.info('another fieldops push of this mirror is running; waiting for it to finish'),
+  });
+}
+
+/** Progress on a terminal: a live Ink view on stderr (updated at most every 100 ms); nothing when piped. */
+export async function pushProgress(ctx: CommandContext): Promise<{ onEvent: (event: PushEvent) => void; stop(): Promise<void> }> {
+  if (!ctx.stderrTty || ctx.json) return { onEvent: () => {}, stop: async () => {} };
+  const { mountLive } = await import('../ui/live.js');
+  const state: PushProgressProps = { done: 0, total: 0, sent: 0, rejected: 0, conflicts: 0, current: null };
+  const view = await mountLive(ctx.io.stderr, async () => (await import('../ui/PushProgress.js')).PushProgress, { ...state });
+  let last = 0;
+  return {
+    onEvent(event) {
+      if (event.type === 'start') state.total = event.total;
+      else {
+        state.done = event.done;
+        if (event.status === 'sent') state.sent++;
+        if (event.status === 'rejected') state.rejected++;
+        if (event.status === 'conflict') state.conflicts++;
+        state.current = `${event.entry.kind} ${event.entry.source ?? event.entry.id}`;
+      }
+      const now = Date.now();
+      if (now - last < 100 && state.done < state.total) return;
+      last = now;
+      view.update({ ...state });
+    },
+    stop: () => view.stop(),
+  };
+}

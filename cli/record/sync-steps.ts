@@ -1,0 +1,50 @@
+/**
+ * What `fieldops sync` does around the catalog sync for the offline write path: push the outbox
+ * first (so what is pulled includes it); with `--records` (and in `fieldops pull`), pull patrols,
+ * events and subjects incrementally afterwards. NOTE: not by default, so an unchanged server
+ * still costs a plain sync one 304 per catalog and nothing else.
+ * A push that stops (network, 5xx) is a warning here: the catalogs are still synced, the records
+ * stay queued for the next sync or `fieldops push`.
+ */
+import fs from 'node:fs';
+import type { PullReport } from '../../sync/pull/run-pull.js';
+import type { PushReport } from '../../sync/push/run-push.js';
+import type { CommandContext, Connection } from '../context.js';
+import { mirrorPath } from '../settings.js';
+import { openOffline } from './open.js';
+import { pushOutbox, pushProgress } from './push.js';
+
+export async function pushBeforeSync(ctx: CommandContext, connection: Connection): Promise<PushReport | null> {
+  if (!fs.existsSync(mirrorPath(ctx.settings, ctx.profile))) return null;
+  const stores = await openOffline(ctx);
+  try {
+    if ((await stores.outbox.counts()).pending === 0) return null;
+    const progress = await pushProgress(ctx);
+    const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
+    if (report.stopped) ctx.warn(`push stopped: ${report.stopped}; ${report.remaining} records still queued`);
+    if (report.rejected.length || report.conflicts.length) ctx.warn(`push: ${report.rejected.length} rejected, ${report.conflicts.length} in conflict (\`fieldops outbox\` lists them)`);
+    return report;
+  } finally {
+    await stores.close();
+  }
+}
+
+export async function pullAfterSync(ctx: CommandContext, connection: Connection): Promise<PullReport[]> {
+  const stores = await openOffline(ctx);
+  try {
+    const { runPull } = await import('../../sync/pull/run-pull.js');
+    return await runPull({ transport: connection.transport, server: connection.session.server, knex: stores.outbox.knex, now: ctx.now });
+  } finally {
+    await stores.close();
+  }
+}
+
+/** Lines to append to the sync report ('' when nothing was pushed or pulled). */
+export function offlineSummary(push: PushReport | null, pull: PullReport[] | null): string {
+  const lines: string[] = [];
+  if (push) lines.push(`pushed ${push.sent} of ${push.total} queued record${push.total === 1 ? '' : 's'}${push.remaining ? ` (${push.remaining} still queued)` : ''}`);
+  if (pull) lines.push(pullSummary(pull));
+  return lines.map((line) => '\n' + line).join('');
+}
+
+export const pullSummary = (pull: PullReport[]) => `pulled ${pull.map((p) => `${p.changed} ${p.resource}`).join(', ')} new or changed since the last pull (${pull.reduce((n, p) => n + p.requests, 0)} requests)`;

@@ -1,0 +1,22 @@
+/**
+ * The version of a patrol for optimistic concurrency (issue 16): a strong ETag over the patrol's
+ * own fields and its segments (what PATCH/PUT change), so a note or a file added meanwhile does
+ * not make an offline "end this patrol" stale. It is served on the patrol detail and on write
+ * answers, and checked by `If-Match` on PATCH/PUT inside the write's transaction.
+ * NOTE: specification rule 8 lists patrols among the resources without validators for caching;
+ * this tag is never used for 304 (If-None-Match is ignored on patrols), only for If-Match.
+ */
+import { createHash } from 'node:crypto';
+import type { Patrol, PatrolSegment, PatrolView } from './model.js';
+
+/** An `If-Match` precondition: does the header name this tag? */
+export type IfMatch = ((etag: string) => boolean) | undefined;
+
+export function patrolEtag(patrol: Patrol, segments: readonly PatrolSegment[]): string {
+  const { window: _window, ...fields } = patrol;
+  const parts = [...segments].sort((a, b) => a.id.localeCompare(b.id));
+  const digest = createHash('sha256').update(JSON.stringify([fields, parts])).digest('base64url').slice(0, 27);
+  return `"p${digest}"`;
+}
+
+export const patrolViewEtag = (view: PatrolView): string => patrolEtag(view.patrol, view.segments.map((s) => s.segment));

@@ -1,0 +1,40 @@
+/**
+ * What the outbox holds. An entry is one write to make on the server; its `id` is generated on
+ * the laptop when the record is made (imports derive it from the file's content and the row, see
+ * ids.ts), and a create is sent with it, so the server can tell a repeat (409) from a new record.
+ */
+export const OUTBOX_KINDS = ['event.create', 'event.update', 'patrol.create', 'patrol.update', 'patrol.note', 'patrol.file', 'observation'] as const;
+export type OutboxKind = (typeof OUTBOX_KINDS)[number];
+
+export type OutboxStatus = 'pending' | 'sent' | 'rejected' | 'conflict' | 'dropped';
+
+export interface NewEntry {
+  id: string;
+  kind: OutboxKind;
+  /** The server record created or changed (for a create, the same as `id` or the record's own id). */
+  target: string | null;
+  dependsOn?: string | null;
+  body: unknown;
+  baseEtag?: string | null;
+  /** Consecutive pending entries with the same key may be sent in one request. */
+  batchKey?: string | null;
+  source?: string | null;
+}
+
+export interface OutboxEntry extends Required<NewEntry> {
+  seq: number;
+  status: OutboxStatus;
+  reason: string | null;
+  theirs: unknown;
+  recordedAt: string;
+  sentAt: string | null;
+  etag: string | null;
+}
+
+export interface OutboxCounts {
+  pending: number;
+  sent: number;
+  rejected: number;
+  conflict: number;
+  dropped: number;
+}

@@ -1,0 +1,147 @@
+/**
+ * The outbox in the mirror's SQLite file (table `outbox`, migrations/mirror/20261123_0601). Every
+ * record is queued in its own transaction (a whole import in one), so a crash while recording
+ * leaves each record queued whole or not at all. Queuing an id that is already there is a no-op:
+ * importing the same file twice queues nothing new.
+ */
+import type { Knex } from 'knex';
+import type { NewEntry, OutboxCounts, OutboxEntry, OutboxStatus } from './model.js';
+
+const INSERT_CHUNK = 200;
+
+interface Row {
+  seq: number;
+  id: string;
+  kind: string;
+  target: string | null;
+  depends_on: string | null;
+  body: string;
+  base_etag: string | null;
+  batch_key: string | null;
+  status: string;
+  reason: string | null;
+  theirs: string | null;
+  source: string | null;
+  recorded_at: string;
+  sent_at: string | null;
+  etag: string | null;
+}
+
+const toEntry = (row: Row): OutboxEntry => ({
+  seq: row.seq,
+  id: row.id,
+  kind: row.kind as OutboxEntry['kind'],
+  target: row.target,
+  dependsOn: row.depends_on,
+  body: JSON.parse(row.body),
+  baseEtag: row.base_etag,
+  batchKey: row.batch_key,
+  status: row.status as OutboxStatus,
+  reason: row.reason,
+  theirs: row.theirs === null ? null : JSON.parse(row.theirs),
+  source: row.source,
+  recordedAt: row.recorded_at,
+  sentAt: row.sent_at,
+  etag: row.etag,
+});
+
+export class OutboxStore {
+  constructor(
+    readonly knex: Knex,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Queues entries in one transaction, in order; ids already queued are skipped. Returns how many were new. */
+  async enqueue(entries: NewEntry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    const recordedAt = new Date(this.now()).toISOString();
+    return this.knex.transaction(async (trx) => {
+      let added = 0;
+      for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
+        const rows = entries.slice(i, i + INSERT_CHUNK).map((e) => ({
+          id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
+          batch_key: e.batchKey ?? null, status: 'pending', source: e.source ?? null, recorded_at: recordedAt,
+        }));
+        const before = await count(trx);
+        await trx('outbox').insert(rows).onConflict('id').ignore();
+        added += (await count(trx)) - before;
+      }
+      return added;
+    });
+  }
+
+  async get(id: string): Promise<OutboxEntry | null> {
+    const row = await this.knex<Row>('outbox').where({ id }).first();
+    return row ? toEntry(row) : null;
+  }
+
+  /** Entries whose id starts with `prefix` (ids are long; a unique prefix is enough on the command line). */
+  async findByPrefix(prefix: string): Promise<OutboxEntry[]> {
+    const rows = await this.knex<Row>('outbox').where('id', 'like', `${prefix.toLowerCase().replace(/[%_]/g, '')}%`).orderBy('seq').limit(10);
+    return rows.map(toEntry);
+  }
+
+  async list(options: { status?: OutboxStatus[]; limit?: number } = {}): Promise<OutboxEntry[]> {
+    const query = this.knex<Row>('outbox').orderBy('seq');
+    if (options.status) query.whereIn('status', options.status);
+    if (options.limit) query.limit(options.limit);
+    return (await query).map(toEntry);
+  }
+
+  /** The next pending entries in recorded order, from `afterSeq` on. */
+  async pending(afterSeq: number, limit: number): Promise<OutboxEntry[]> {
+    return (await this.knex<Row>('outbox').where({ status: 'pending' }).andWhere('seq', '>', afterSeq).orderBy('seq').limit(limit)).map(toEntry);
+  }
+
+  async counts(): Promise<OutboxCounts> {
+    const counts: OutboxCounts = { pending: 0, sent: 0, rejected: 0, conflict: 0, dropped: 0 };
+    for (const row of (await this.knex('outbox').select('status').count({ n: '*' }).groupBy('status')) as Array<{ status: OutboxStatus; n: number }>) {
+      counts[row.status] = Number(row.n);
+    }
+    return counts;
+  }
+
+  /** Records the outcome of entries in one transaction (after the server answered). */
+  async settle(outcomes: Array<{ id: string; status: OutboxStatus; reason?: string | null; theirs?: unknown; etag?: string | null }>): Promise<void> {
+    const sentAt = new Date(this.now()).toISOString();
+    // Entries with the same outcome (a whole batch sent) are updated together, in chunks.
+    const groups = new Map<string, { change: Record<string, unknown>; ids: string[] }>();
+    for (const o of outcomes) {
+      const change = {
+        status: o.status, reason: o.reason ?? null, theirs: o.theirs === undefined || o.theirs === null ? null : JSON.stringify(o.theirs),
+        sent_at: o.status === 'sent' ? sentAt : null, ...(o.etag !== undefined ? { etag: o.etag } : {}),
+      };
+      const key = JSON.stringify(change);
+      const group = groups.get(key) ?? { change, ids: [] as string[] };
+      group.ids.push(o.id);
+      groups.set(key, group);
+    }
+    await this.knex.transaction(async (trx) => {
+      for (const { change, ids } of groups.values()) {
+        for (let i = 0; i < ids.length; i += INSERT_CHUNK) await trx('outbox').whereIn('id', ids.slice(i, i + INSERT_CHUNK)).update(change);
+      }
+    });
+  }
+
+  /** Puts a rejected or conflicted entry back in the queue, optionally with a new body and base version. */
+  async requeue(id: string, change: { body?: unknown; baseEtag?: string | null; kind?: OutboxEntry['kind'] } = {}): Promise<void> {
+    await this.knex('outbox').where({ id }).update({
+      status: 'pending', reason: null, theirs: null, sent_at: null,
+      ...(change.body !== undefined ? { body: JSON.stringify(change.body) } : {}),
+      ...(change.baseEtag !== undefined ? { base_etag: change.baseEtag } : {}),
+      ...(change.kind !== undefined ? { kind: change.kind } : {}),
+    });
+  }
+
+  /** Entries created offline after `id` that name it as their dependency. */
+  async dependents(id: string): Promise<OutboxEntry[]> {
+    return (await this.knex<Row>('outbox').where({ depends_on: id }).orderBy('seq')).map(toEntry);
+  }
+}
+
+async function count(trx: Knex.Transaction): Promise<number> {
+  const row = (await trx('outbox').count({ n: '*' }).first()) as { n: number | string };
+  return Number(row.n);
+}
+
+export type { OutboxEntry };

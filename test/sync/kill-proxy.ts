@@ -1,0 +1,52 @@
+/**
+ * An HTTP proxy that calls `onRequest` as each request arrives and `onResponse` after the server
+ * answered but before the answer is passed on, so a test can kill the client at either point:
+ * before the server saw a request, or after the server committed it and before the client knew.
+ * Counts requests by method and path.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Test } from 'tap';
+
+export interface KillProxy {
+  url: string;
+  requests: Array<{ method: string; path: string; status: number }>;
+  onRequest: ((index: number, method: string, path: string) => boolean | void) | null;
+  onResponse: ((index: number, method: string, path: string, status: number) => boolean | void) | null;
+}
+
+export async function startKillProxy(t: Test, target: string): Promise<KillProxy> {
+  const upstream = new URL(target);
+  const agent = new http.Agent({ keepAlive: true });
+  let seen = 0;
+  const proxy: KillProxy = { url: '', requests: [], onRequest: null, onResponse: null };
+  const server = http.createServer((request, response) => {
+    const index = ++seen;
+    const method = request.method ?? '';
+    const path = request.url ?? '';
+    // Returning true from a hook drops the exchange (the client is being killed).
+    if (proxy.onRequest?.(index, method, path)) {
+      request.resume();
+      return;
+    }
+    const forward = http.request({ host: upstream.hostname, port: upstream.port, method, path, headers: request.headers, agent }, async (answer) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of answer) chunks.push(chunk as Buffer);
+      const status = answer.statusCode ?? 0;
+      proxy.requests.push({ method, path, status });
+      if (proxy.onResponse?.(index, method, path, status)) return;
+      response.writeHead(status, answer.headers);
+      response.end(Buffer.concat(chunks));
+    });
+    forward.on('error', () => response.destroy());
+    request.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  t.teardown(() => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+    agent.destroy();
+  }));
+  return proxy;
+}
