@@ -4,6 +4,7 @@ import { buildEventDetailsValidator, DRAFT_2020_12, MAX_DETAILS_ISSUES, validate
 import { boundedEditDistance, closestKeyword } from '../../schema/keywords.js';
 import { MAX_KEYWORD_SUGGESTIONS } from '../../schema/keyword-checks.js';
 import { metaSchemaIssues } from '../../schema/meta-schema.js';
+import { MAX_SCHEMA_DEPTH } from '../../schema/schema-depth.js';
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from '../../schema/regex-engine.js';
 import { regexProgramSize } from '../../schema/regex-size.js';
 import { LOOP_DELAY_BOUND_MS, withLoopDelay } from '../helpers/loop-delay.js';
@@ -202,4 +203,17 @@ t.test('references that expand a document exponentially are refused when written
   const name = { type: 'string', maxLength: 40 };
   const reused = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, { title: 'F', $ref: '#/$defs/name' }]));
   t.same(errors(doc(reused, { name })).filter((i) => /expand/.test(i.message)), [], 'one definition used by 50 fields');
+});
+
+t.test('deeply nested schemas are refused before any recursive check runs (Ajv overflowed its stack at ~800 levels)', async (t) => {
+  for (const depth of [MAX_SCHEMA_DEPTH + 5, 5_000]) {
+    let nested: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < depth; i++) nested = { type: 'object', properties: { n: nested } };
+    const { result, maxDelayMs } = await withLoopDelay(() => validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', properties: { deep: nested } }, ui: {} }));
+    t.match(result.issues, [{ code: 'schema_validation_error', message: `subschemas nest more than ${MAX_SCHEMA_DEPTH} levels deep here` }], `depth ${depth}`);
+    t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  }
+  let ok: Record<string, unknown> = { type: 'string', title: 'Leaf' };
+  for (let i = 0; i < 5; i++) ok = { type: 'object', title: 'Level', properties: { n: ok } };
+  t.notOk(validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', properties: { deep: ok } }, ui: {} }).issues.some((i) => /nest more/.test(i.message)), 'a few levels are fine');
 });
