@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 
-export const SCHEMA_RUNS = Number(process.env.FUZZ_SCHEMA_RUNS ?? 40);
+export const SCHEMA_RUNS = Number(process.env.FUZZ_SCHEMA_RUNS ?? 30);
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 const CHOICES = '/api/v2.0/schemas/choices.json?field=fuzz_species';
