@@ -11,6 +11,7 @@ import { joinPointer, pointerSetIndex, type JsonObject } from './json-pointer.js
 import { keywordIssues } from './keyword-checks.js';
 import { metaSchemaIssues } from './meta-schema.js';
 import { expandedSubschemaCount, MAX_EXPANDED_SUBSCHEMAS } from './ref-expansion.js';
+import { MAX_SCHEMA_DEPTH, tooDeepAt } from './schema-depth.js';
 import { scanReferences, type ChoiceReferenceSite } from './references.js';
 import { rewriteSchema } from './schema-walk.js';
 
@@ -38,6 +39,19 @@ function needsCompile(json: JsonObject): boolean {
 }
 
 export function checkJsonMember(json: JsonObject, base: string, options: JsonCheckOptions = {}): JsonMemberCheck {
+  const deep = tooDeepAt(json, base);
+  if (deep !== undefined) {
+    // Every other check recurses through the schema: none runs on a document this deep.
+    return {
+      issues: [schemaIssue('schema_validation_error', {
+        pointer: deep,
+        message: `subschemas nest more than ${MAX_SCHEMA_DEPTH} levels deep here`,
+        hints: ['flatten the schema: event forms nest a few levels (collections of objects), not dozens'],
+      })],
+      fields: new Map(),
+      choiceReferences: [],
+    };
+  }
   const issues: SchemaIssue[] = [...versionIssues(json, base)];
   if (json.type !== 'object') {
     issues.push(schemaIssue('schema_validation_error', {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 
-export const SCHEMA_RUNS = Number(process.env.FUZZ_SCHEMA_RUNS ?? 40);
+export const SCHEMA_RUNS = Number(process.env.FUZZ_SCHEMA_RUNS ?? 30);
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 const CHOICES = '/api/v2.0/schemas/choices.json?field=fuzz_species';
@@ -28,11 +28,12 @@ export interface AdversarialSchema {
 
 export const adversarialSchema: fc.Arbitrary<AdversarialSchema> = fc.record({
   pattern: fc.constantFrom(...PATTERNS),
-  unknownKeywords: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 20_000 }), weight: 1 }),
+  unknownKeywords: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 10_000 }), weight: 1 }),
   hugeKeyword: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1_000, max: 400_000 }), weight: 1 }),
-  metaErrors: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 20_000 }), weight: 1 }),
+  metaErrors: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 10_000 }), weight: 1 }),
   depth: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 400 }), weight: 1 }),
   patternProperties: fc.integer({ min: 0, max: 3 }),
+  refChain: fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 60 }), weight: 1 }),
 }).map((g) => {
   const properties: Record<string, unknown> = {
     code: { type: 'string', title: 'Code', pattern: g.pattern },
@@ -47,11 +48,18 @@ export const adversarialSchema: fc.Arbitrary<AdversarialSchema> = fc.record({
     for (let i = 0; i < g.depth; i++) nested = { type: 'object', properties: { n: nested } };
     properties.deep = nested;
   }
+  if (g.refChain > 0) {
+    // Each definition refers twice to the next: 2^refChain subschemas once references are followed.
+    const $defs: Record<string, unknown> = { [`d${g.refChain}`]: { type: 'string', pattern: '^(a|b)*a(a|b){47}$' } };
+    for (let i = 0; i < g.refChain; i++) $defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+    json.$defs = $defs;
+    properties.code = { title: 'Code', $ref: '#/$defs/d0' };
+  }
   if (g.patternProperties > 0) {
     json.patternProperties = Object.fromEntries(PATTERNS.slice(0, g.patternProperties).map((p) => [p, { type: 'integer' }]));
   }
   return {
-    label: `pattern ${g.pattern}, ${g.unknownKeywords} unknown keywords, huge keyword ${g.hugeKeyword}, ${g.metaErrors} meta errors, depth ${g.depth}, ${g.patternProperties} patternProperties`,
+    label: `pattern ${g.pattern}, ${g.unknownKeywords} unknown keywords, huge keyword ${g.hugeKeyword}, ${g.metaErrors} meta errors, depth ${g.depth}, ${g.patternProperties} patternProperties, $ref chain ${g.refChain}`,
     document: {
       json,
       ui: {

@@ -4,9 +4,10 @@ import { buildEventDetailsValidator, DRAFT_2020_12, MAX_DETAILS_ISSUES, validate
 import { boundedEditDistance, closestKeyword } from '../../schema/keywords.js';
 import { MAX_KEYWORD_SUGGESTIONS } from '../../schema/keyword-checks.js';
 import { metaSchemaIssues } from '../../schema/meta-schema.js';
+import { MAX_SCHEMA_DEPTH } from '../../schema/schema-depth.js';
 import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from '../../schema/regex-engine.js';
 import { regexProgramSize } from '../../schema/regex-size.js';
-import { LOOP_DELAY_BOUND_MS, withLoopDelay } from '../helpers/loop-delay.js';
+import { describeDelay, heldLoop, withLoopDelay } from '../helpers/loop-delay.js';
 
 /**
  * The denial-of-service findings of the security review (issue 13, items 1-3), each reproduced
@@ -26,15 +27,15 @@ t.test('item 1: 1,500 invalid multi-choice values: capped issues plus a count, i
     const validate = buildEventDetailsValidator(multiChoice(shape));
     const details = { tags: Array.from({ length: 1500 }, (_, i) => `wrong_${i}`) };
     t.ok(JSON.stringify(details).length < 25_000, 'a small body');
-    const { result, maxDelayMs } = await withLoopDelay(() => validate(details));
-    t.equal(result.valid, false, shape);
-    t.equal(result.issues.length, MAX_DETAILS_ISSUES + 1, `${shape}: the first ${MAX_DETAILS_ISSUES} issues and one count`);
-    t.same(result.issues.slice(0, 3).map((i: SchemaIssue) => i.pointer), ['/tags/0', '/tags/1', '/tags/2'], 'in data order');
-    const last = result.issues.at(-1)!;
+    const measured = await withLoopDelay(() => validate(details));
+    t.equal(measured.result.valid, false, shape);
+    t.equal(measured.result.issues.length, MAX_DETAILS_ISSUES + 1, `${shape}: the first ${MAX_DETAILS_ISSUES} issues and one count`);
+    t.same(measured.result.issues.slice(0, 3).map((i: SchemaIssue) => i.pointer), ['/tags/0', '/tags/1', '/tags/2'], 'in data order');
+    const last = measured.result.issues.at(-1)!;
     t.match(last, { code: 'issues_truncated', category: 'validation', severity: 'error', pointer: '' });
     t.match(last.message, /^1400 more problems not listed \(1500 in all/);
-    t.ok(result.issues.every((i: SchemaIssue) => i.hints.join(' ').length < 2000), 'hints quote a bounded number of allowed values');
-    t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `${shape}: loop held ${maxDelayMs.toFixed(0)} ms`);
+    t.ok(measured.result.issues.every((i: SchemaIssue) => i.hints.join(' ').length < 2000), 'hints quote a bounded number of allowed values');
+    t.notOk(heldLoop(measured), `${shape}: ${describeDelay(measured)}`);
   }
 });
 
@@ -61,18 +62,18 @@ t.test('item 2: a catastrophic pattern matches in linear time (RE2), in pattern 
     properties: { code: { type: 'string', pattern: '^(a+)+$' } },
     patternProperties: { '^(b+)+$': { type: 'integer' } },
   });
-  const { result, maxDelayMs } = await withLoopDelay(() => [
+  const measured = await withLoopDelay(() => [
     validate({ code: `${'a'.repeat(31)}!` }),
     validate({ code: `${'a'.repeat(100_000)}!` }),
     validate({ code: 'a'.repeat(100_000) }),
     validate({ [`${'b'.repeat(40)}`]: 'not an integer', [`${'b'.repeat(40)}!`]: 'ignored' }),
   ]);
-  t.equal(result[0]!.valid, false, '31 a and ! do not match');
-  t.match(result[0]!.issues[0], { pointer: '/code', message: /must match pattern/ });
-  t.equal(result[1]!.valid, false);
-  t.equal(result[2]!.valid, true, 'the pattern still matches what it should');
-  t.same(result[3]!.issues.map((i) => i.pointer), [`/${'b'.repeat(40)}`], 'patternProperties keys are matched by the same engine');
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  t.equal(measured.result[0]!.valid, false, '31 a and ! do not match');
+  t.match(measured.result[0]!.issues[0], { pointer: '/code', message: /must match pattern/ });
+  t.equal(measured.result[1]!.valid, false);
+  t.equal(measured.result[2]!.valid, true, 'the pattern still matches what it should');
+  t.same(measured.result[3]!.issues.map((i) => i.pointer), [`/${'b'.repeat(40)}`], 'patternProperties keys are matched by the same engine');
+  t.notOk(heldLoop(measured), `${describeDelay(measured)}`);
 });
 
 t.test('item 2: patterns the linear-time engine cannot run are refused when written, with a hint', async (t) => {
@@ -98,14 +99,14 @@ t.test('item 2: patterns the linear-time engine cannot run are refused when writ
 
 t.test('item 3: unknown-keyword hints do bounded work on a 400 KB document', async (t) => {
   const huge = `t${'y'.repeat(400_000)}pe`;
-  const { result, maxDelayMs } = await withLoopDelay(() => ({
+  const measured = await withLoopDelay(() => ({
     closest: closestKeyword(huge),
     validation: validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', [huge]: 1 }, ui: {} }),
   }));
-  t.equal(result.closest, undefined, 'a word far longer than any keyword is never compared');
-  const unknown = result.validation.issues.find((i) => i.message.startsWith('unknown keyword'));
+  t.equal(measured.result.closest, undefined, 'a word far longer than any keyword is never compared');
+  const unknown = measured.result.validation.issues.find((i) => i.message.startsWith('unknown keyword'));
   t.ok(unknown && unknown.message.length < 200, 'the message quotes a bounded prefix of the keyword');
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  t.notOk(heldLoop(measured), `${describeDelay(measured)}`);
   t.equal(closestKeyword('tpye'), 'type');
   t.equal(closestKeyword('minLenght'), 'minLength');
   t.equal(closestKeyword('PROPERTIES'), 'properties');
@@ -143,18 +144,18 @@ t.test('a large document full of meta-schema errors is checked in linear time (A
   const json = { $schema: DRAFT_2020_12, type: 'object', properties };
   t.ok(JSON.stringify(json).length < 1024 * 1024, 'within the default body limit');
   // The meta-schema pass alone: the rest of validateDocument is linear and only adds noise here.
-  const { result, maxDelayMs } = await withLoopDelay(() => metaSchemaIssues(json, '/json'));
-  t.equal(result.filter((i) => /^\/json\/properties\/f\d+\/type$/.test(i.pointer)).length, 24_000, 'one issue per wrong `type`');
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (quadratic: about 8 s)`);
+  const measured = await withLoopDelay(() => metaSchemaIssues(json, '/json'));
+  t.equal(measured.result.filter((i) => /^\/json\/properties\/f\d+\/type$/.test(i.pointer)).length, 24_000, 'one issue per wrong `type`');
+  t.notOk(heldLoop(measured), `${describeDelay(measured)} (quadratic: about 8 s)`);
 });
 
 t.test('uniqueItems over items of no declared type is checked by hashing, not by comparing every pair', async (t) => {
   const validate = buildEventDetailsValidator({ $schema: DRAFT_2020_12, type: 'object', properties: { a: { type: 'array', uniqueItems: true } } });
   const many = Array.from({ length: 50_000 }, (_, i) => ({ k: i, tags: [i % 7] }));
-  const { result, maxDelayMs } = await withLoopDelay(() => [validate({ a: many }), validate({ a: [...many, { tags: [3], k: 3 }] })]);
-  t.equal(result[0]!.valid, true, '50,000 distinct objects');
-  t.match(result[1]!.issues, [{ pointer: '/a', message: /duplicate items \(items ## 3 and 50000 are identical\)/, hints: [/uniqueItems.*#\/properties\/a\/uniqueItems/] }], 'key order does not matter');
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms (pairwise: minutes)`);
+  const measured = await withLoopDelay(() => [validate({ a: many }), validate({ a: [...many, { tags: [3], k: 3 }] })]);
+  t.equal(measured.result[0]!.valid, true, '50,000 distinct objects');
+  t.match(measured.result[1]!.issues, [{ pointer: '/a', message: /duplicate items \(items ## 3 and 50000 are identical\)/, hints: [/uniqueItems.*#\/properties\/a\/uniqueItems/] }], 'key order does not matter');
+  t.notOk(heldLoop(measured), `${describeDelay(measured)} (pairwise: minutes)`);
   t.same(validate({ a: [1, 1.0] }).valid, false, '1 and 1.0 are the same JSON number');
   t.same(validate({ a: [1, true, '1', [1], { '1': 1 }, null, 0, false] }).valid, true, 'values of different types differ');
 });
@@ -172,18 +173,18 @@ t.test('item 2: patterns are capped in size too, since RE2 costs up to one step 
   const validate = buildEventDetailsValidator({ type: 'object', properties: { f: { type: 'string', pattern: heavy } } });
   let input = '';
   for (let i = 0, x = 7; i < 300_000; i++) input += ((x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16) & 1 ? 'a' : 'b';
-  const { result, maxDelayMs } = await withLoopDelay(() => validate({ f: `${input}c` }));
-  t.equal(result.valid, false);
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `300,000 characters against it: loop held ${maxDelayMs.toFixed(0)} ms`);
+  const measured = await withLoopDelay(() => validate({ f: `${input}c` }));
+  t.equal(measured.result.valid, false);
+  t.notOk(heldLoop(measured), `300,000 characters against it: ${describeDelay(measured)}`);
 });
 
 t.test('item 2: one value against many patterns: the pattern work of a validation is budgeted', async (t) => {
   const heavy = '^(a|b)*a(a|b){47}$';
   const validate = buildEventDetailsValidator({ type: 'object', properties: { s: { type: 'string', allOf: Array.from({ length: 300 }, () => ({ pattern: heavy })) } } });
-  const { result, maxDelayMs } = await withLoopDelay(() => validate({ s: 'ab'.repeat(200_000) }));
-  t.equal(result.valid, false);
-  t.match(result.issues, [{ code: 'event_details_invalid', pointer: '', message: /more regular-expression work than one validation may do/, hints: [/maxLength/] }]);
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  const measured = await withLoopDelay(() => validate({ s: 'ab'.repeat(200_000) }));
+  t.equal(measured.result.valid, false);
+  t.match(measured.result.issues, [{ code: 'event_details_invalid', pointer: '', message: /more regular-expression work than one validation may do/, hints: [/maxLength/] }]);
+  t.notOk(heldLoop(measured), `${describeDelay(measured)}`);
   t.equal(validate({ s: 'b'.repeat(100) }).valid, false, 'short values are still checked against every pattern');
   t.equal(validate({ s: `${'ab'.repeat(50)}a${'b'.repeat(47)}` }).valid, true);
 });
@@ -194,12 +195,25 @@ t.test('references that expand a document exponentially are refused when written
   const doc = (properties: Record<string, unknown>, defs: Record<string, unknown>) =>
     ({ json: { $schema: DRAFT_2020_12, type: 'object', properties, $defs: defs }, ui: {} });
   const errors = (d: unknown) => validateDocument(d).issues.filter((i) => i.severity === 'error');
-  const { result, maxDelayMs } = await withLoopDelay(() => errors(doc({ f: { title: 'F', $ref: '#/$defs/d0' } }, $defs)));
-  t.match(result, [{ code: 'schema_validation_error', pointer: '/json', message: /references expand it to [0-9,]{15,} subschemas \(at most 200,000\)/ }]);
-  t.ok(maxDelayMs < LOOP_DELAY_BOUND_MS, `loop held ${maxDelayMs.toFixed(0)} ms`);
+  const measured = await withLoopDelay(() => errors(doc({ f: { title: 'F', $ref: '#/$defs/d0' } }, $defs)));
+  t.match(measured.result, [{ code: 'schema_validation_error', pointer: '/json', message: /references expand it to [0-9,]{15,} subschemas \(at most 200,000\)/ }]);
+  t.notOk(heldLoop(measured), `${describeDelay(measured)}`);
   const tree = { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/tree' } } } };
   t.same(errors(doc({ f: { title: 'F', $ref: '#/$defs/tree' } }, { tree })).filter((i) => /expand/.test(i.message)), [], 'a recursive definition');
   const name = { type: 'string', maxLength: 40 };
   const reused = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, { title: 'F', $ref: '#/$defs/name' }]));
   t.same(errors(doc(reused, { name })).filter((i) => /expand/.test(i.message)), [], 'one definition used by 50 fields');
+});
+
+t.test('deeply nested schemas are refused before any recursive check runs (Ajv overflowed its stack at ~800 levels)', async (t) => {
+  for (const depth of [MAX_SCHEMA_DEPTH + 5, 5_000]) {
+    let nested: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < depth; i++) nested = { type: 'object', properties: { n: nested } };
+    const measured = await withLoopDelay(() => validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', properties: { deep: nested } }, ui: {} }));
+    t.match(measured.result.issues, [{ code: 'schema_validation_error', message: `subschemas nest more than ${MAX_SCHEMA_DEPTH} levels deep here` }], `depth ${depth}`);
+    t.notOk(heldLoop(measured), `${describeDelay(measured)}`);
+  }
+  let ok: Record<string, unknown> = { type: 'string', title: 'Leaf' };
+  for (let i = 0; i < 5; i++) ok = { type: 'object', title: 'Level', properties: { n: ok } };
+  t.notOk(validateDocument({ json: { $schema: DRAFT_2020_12, type: 'object', properties: { deep: ok } }, ui: {} }).issues.some((i) => /nest more/.test(i.message)), 'a few levels are fine');
 });
