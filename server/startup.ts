@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { ConfigError } from './config.js';
+import { ensurePrivateDirSync } from './security/private-files.js';
 
-/** Creates the data directory if needed and proves it is a writable folder. */
+/** Creates the data directory if needed (0700, as every directory we create) and proves it is a writable folder. */
 export function checkDataDir(dir: string): void {
   const hint = 'choose another --data-dir (or FIELDOPS_DATA_DIR), or fix that path';
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    ensurePrivateDirSync(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR' || code === 'EEXIST') throw new ConfigError(`the data directory ${dir} cannot be created: a part of that path is a regular file`, hint, { cause: error });
