@@ -3,8 +3,9 @@
  * own fields and its segments (what PATCH/PUT change), so a note or a file added meanwhile does
  * not make an offline "end this patrol" stale. It is served on the patrol detail and on write
  * answers, and checked by `If-Match` on PATCH/PUT inside the write's transaction.
- * NOTE: specification rule 8 lists patrols among the resources without validators for caching;
- * this tag is never used for 304 (If-None-Match is ignored on patrols), only for If-Match.
+ * NOTE: specification rule 8 lists patrols among the resources without validators; issue 16 asks
+ * for this one (the patrol detail only; lists, segments and notes still carry none). As every
+ * ETag of the service, it also answers If-None-Match with 304.
  */
 import { createHash } from 'node:crypto';
 import type { Patrol, PatrolSegment, PatrolView } from './model.js';

@@ -3,16 +3,16 @@ import { readPatrolFilter } from '../../domain/patrols/filters.js';
 import type { PatrolNoteService } from '../../domain/patrols/notes.js';
 import type { PatrolView } from '../../domain/patrols/model.js';
 import type { PatrolService } from '../../domain/patrols/service.js';
-import { ifMatchSatisfied } from '../conditional.js';
+import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentNote, presentPatrol, presentSegment } from '../presenters-patrols.js';
 import { queryBoolean, queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
 /**
- * Patrols, segments and notes. No caching validators on any of them (specification rule 8): one
- * patrol carries an ETag for `If-Match` on PATCH/PUT only (issue 16; see domain/patrols/etag.ts),
- * never a 304.
+ * Patrols, segments and notes. No validators on lists, segments or notes (specification rule 8);
+ * one patrol carries an ETag (issue 16, for `If-Match` on PATCH/PUT; see domain/patrols/etag.ts),
+ * which a GET revalidates like any other ETag.
  */
 export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNoteService; trustProxy: boolean }) {
   const { patrols, notes } = deps;
@@ -32,7 +32,10 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentPatrol(view, origin(ctx))), deps.trustProxy);
     },
     async get(ctx: AppContext) {
-      one(ctx, await patrols.get(requestContext(ctx), param(ctx, 'id')));
+      const view = await patrols.get(requestContext(ctx), param(ctx, 'id'));
+      // An ETag answers If-None-Match like every other one (NOTE: the view is loaded first: the tag is its content's).
+      if (answerConditionally(ctx, { etag: patrolViewEtag(view) })) return;
+      one(ctx, view);
     },
     async create(ctx: AppContext) {
       ctx.status = 201;
