@@ -53,7 +53,12 @@ export async function bindListener(port: number, host: string): Promise<Listener
   return {
     server,
     setHandler: (next) => void (handle = next),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // Used when start-up fails: nothing was served, so open sockets (only ever 503s) are cut.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

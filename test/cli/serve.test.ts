@@ -3,6 +3,7 @@ import http from 'node:http';
 import t from 'tap';
 import { binPath } from '../helpers/cli.js';
 import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+import { noteChildOutput } from '../helpers/warnings.js';
 
 /** Starts `fieldops serve` and resolves with its URL once the banner is out. */
 function serve(env: Record<string, string>) {
@@ -11,7 +12,12 @@ function serve(env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      noteChildOutput(stderr, 'fieldops serve');
+      resolve(code);
+    }),
+  );
   const ready = new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
