@@ -17,6 +17,8 @@ const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'web-app');
  */
 const EXPLAINED_4XX: Array<{ pattern: RegExp; status: number; why: string }> = [
   { pattern: /^GET \/api\/v1\.0\/user\/eula/, status: 401, why: 'the login page asks whether a EULA must be accepted before anyone has logged in' },
+  { pattern: /^GET \/api\/v1\.0\/subject\/[^/]+\/tracks/, status: 404, why: 'subject tracks are not provided (README, EarthRanger clients: not provided)' },
+  { pattern: /^GET \/socket\.io\/\?EIO=4&transport=polling&t=[^&]+&sid=/, status: 400, why: 'engine.io answers 400 to a poll of a session it has closed; the app opens a new one (the test proxy forwards no WebSocket upgrade)' },
 ];
 
 /**
@@ -92,11 +94,40 @@ t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t
     await page.click('text=Add Event');
     await page.waitForSelector('text=fence patrol rep', { timeout: 10000 });
     await shot('5-add-report');
-    await page.click('text=fence patrol rep');
-    await page.waitForSelector('text=Fence section', { timeout: 15000 });
-    await page.waitForSelector('text=Voltage (kV)', { timeout: 5000 });
+    await page.click('text=snare removal rep');
+    await page.waitForSelector('text=Snare type', { timeout: 15000 });
+    await page.waitForSelector('text=Snares removed', { timeout: 5000 });
     await shot('6-report-form');
-    t.pass('the report form shows the fields of fence_patrol_rep');
+    t.pass('the report form shows the fields of snare_removal_rep');
+  });
+
+  await t.test('save the report: it is stored with its details', async (t) => {
+    await page.locator('#root_snarerep_type').click();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await page.fill('#root_snarerep_count', '4');
+    await page.fill('#root_snarerep_notes', 'North boundary km 12');
+    const response = page.waitForResponse((answer) => answer.url().includes('/api/v1.0/activity/events') && answer.request().method() === 'POST', { timeout: 15000 });
+    await page.click('button:has-text("Save")');
+    const saved = await response;
+    t.equal(saved.status(), 201, `the report was stored: ${saved.request().postData()} -> ${await saved.text()}`);
+    const created = ((await saved.json()) as { data: { id: string; serial_number: number } }).data;
+    const stored = await s.json(`/api/v1.0/activity/event/${created.id}`, { token: (await s.login()).access_token });
+    t.match(stored.body.event_details, { snarerep_count: 4, snarerep_notes: 'North boundary km 12' }, 'with its details');
+    await shot('7-report-saved');
+  });
+
+  // NOTE: not yet: after a fresh load the feed still shows no event (its list calls answer 200;
+  // the saved report has no location, and the map-bounded list filters by bbox). Left as a
+  // todo so the run says so instead of passing silently.
+  await t.test('the saved report appears in the feed and opens', { todo: 'the feed does not list the saved report yet' }, async (t) => {
+    await page.goto(origin.url + '/events');
+    const item = page.locator('li:has-text("snare removal rep")').first();
+    await item.waitFor({ timeout: 10000 });
+    await item.click();
+    await page.waitForSelector('text=North boundary km 12', { timeout: 10000 });
+    await shot('8-report-opened');
+    t.pass('the saved report opens with its details');
   });
 
   await t.test('no uncaught page error, no 5xx, every 4xx explained', async (t) => {
