@@ -1,3 +1,4 @@
+import { isUuid } from '../ids.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { type Principal, type RequestContext, actingUser, hasPermission, requirePermission, requirePrincipal } from '../context.js';
@@ -58,7 +59,7 @@ export class StartupService {
     const principal = requirePrincipal(ctx);
     const self = principal.kind === 'user' ? principal.user : null;
     const id = userId === 'me' ? self?.id : userId;
-    if (!id || (id !== self?.id && !hasPermission(principal, 'view_user'))) throw new NotFoundError('No such user.');
+    if (!id || !isUuid(id) || (id !== self?.id && !hasPermission(principal, 'view_user'))) throw new NotFoundError('No such user.');
     const { users } = this.deps.store.repos;
     if (!(await users.findInTenant(principal.tenantId, id))) throw new NotFoundError('No such user.');
     return users.findManyInTenant(principal.tenantId, await users.profileIdsOf(id));

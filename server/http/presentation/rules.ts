@@ -6,7 +6,8 @@ import type { AppContext } from '../state.js';
  *
  * - `raw`: the same bytes in every profile (OAuth is RFC 6749 in both; health, metrics and the
  *   API description are ours; the v2 schema documents are unwrapped in the original too).
- * - `enveloped`: the handler already answers `{data, status}` in every profile (users API).
+ * - `enveloped`: the handler already answers `{data, status}` in every profile (the users API;
+ *   sensors, observations and subjects, CONTRACT §10).
  * - `wrap` (the default): `{data: <payload>, status: {code, message}}`, the payload optionally
  *   reshaped by `data` first; a 204 becomes 200 with `data: null`.
  */
@@ -20,6 +21,10 @@ const WRAP: EarthRangerRule = { kind: 'wrap' };
 
 /** Routes whose name starts with one of these are `raw`. */
 const RAW_PREFIXES = ['oauth.', 'healthz', 'readyz', 'metrics', 'openapi', 'docs'];
+
+const ENVELOPED: EarthRangerRule = { kind: 'enveloped' };
+/** Routes whose name starts with one of these are `enveloped`. */
+const ENVELOPED_PREFIXES = ['sensors.', 'observations.', 'subjects.'];
 
 const RULES: Record<string, EarthRangerRule> = {
   'eventtypes.schemas': RAW,
@@ -43,6 +48,7 @@ export function earthRangerRule(routeName: string | undefined): EarthRangerRule 
   if (routeName === undefined) return WRAP;
   const rule = RULES[routeName];
   if (rule) return rule;
+  if (ENVELOPED_PREFIXES.some((prefix) => routeName.startsWith(prefix))) return ENVELOPED;
   return RAW_PREFIXES.some((prefix) => routeName === prefix || routeName.startsWith(prefix)) ? RAW : WRAP;
 }
 

@@ -72,7 +72,7 @@ export const eventTypesV1: RouteSchema = {
       headers: etag,
     },
     304: notModified,
-    ...errors(...AUTH_ERRORS),
+    ...errors(400, ...AUTH_ERRORS),
   },
 };
 
