@@ -36,7 +36,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     tokens: translated(new KnexTokenRepository(db, hot)),
     throttle: translated(new KnexThrottleRepository(db)),
     sensors: translated(new KnexSensorRepository(db)),
-    observations: translated(new KnexObservationRepository(db)),
+    observations: translated(new KnexObservationRepository(db, dialect)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
     events: translated(new KnexEventRepository(db)),
   };
