@@ -4,6 +4,7 @@ import * as catalogs from './20261121_0002_catalogs.js';
 import * as eventTypes from './20261121_0003_event_types.js';
 import * as sensors from './20261121_0004_sensors.js';
 import * as patrols from './20261121_0005_patrols.js';
+import * as patrolSerials from './20261123_0701_patrol_serials.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -15,4 +16,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261121_0003_event_types', migration: eventTypes },
   { name: '20261121_0004_sensors', migration: sensors },
   { name: '20261121_0005_patrols', migration: patrols },
+  { name: '20261123_0701_patrol_serials', migration: patrolSerials },
 ];

@@ -23,7 +23,7 @@ import { KnexEventRepository } from './repositories/events.js';
 function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
-    patrols: translated(new KnexPatrolRepository(db)),
+    patrols: translated(new KnexPatrolRepository(db, dialect)),
     choices: translated(new KnexChoiceRepository(db)),
     eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable)),
     eventCategories: translated(new KnexEventCategoryRepository(db)),
