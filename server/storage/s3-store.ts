@@ -37,7 +37,8 @@ export class S3FileStore implements FileStore {
     const client = new S3Client({
       region: config.region,
       ...(config.endpoint ? { endpoint: config.endpoint, forcePathStyle: true } : {}),
-      ...(config.credentials ? { credentials: config.credentials } : {}),
+      // A copy: the config is frozen, and the SDK annotates the credentials object it is given.
+      ...(config.credentials ? { credentials: { ...config.credentials } } : {}),
       // NOTE: S3-compatible servers differ in their support of the SDK's default CRC trailers;
       // integrity is checked by us (sha256 metadata, size, MD5 ETag), so only send what is required.
       requestChecksumCalculation: 'WHEN_REQUIRED',
