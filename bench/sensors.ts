@@ -210,7 +210,11 @@ for (const { round, bare, served } of results) {
     for (const problem of run.problems.slice(0, 5)) console.log(`problem: ${problem}`);
   }
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 console.log('');
 for (const [name, values] of ratios) console.log(`ratio fieldops / bare, ${name}: ${(median(values) * 100).toFixed(1)}% (median of ${values.length})`);
 console.log(`retried batches answered 200 with nothing stored; lost and duplicated counted after each run: ${ok ? 'OK' : 'FAILED'}`);
