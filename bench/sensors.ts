@@ -7,7 +7,11 @@
  * previous batch (a client retry), which must store nothing. At the end the database is
  * counted: every acknowledged observation must be there once, and nothing else.
  *
- *   node dist/bench/sensors.js [--dialect sqlite|postgres] [--seconds 10] [--senders 4] [--batch 100]
+ * Before/after (issue 17): the same intake is also run against the build of an older commit
+ * (`--before <ref>`, built once into a temp dir; `--before none` skips it), in the same run, in
+ * alternating rounds, so both ratios to the bare rate come from the same machine and minute.
+ *
+ *   node dist/bench/sensors.js [--dialect sqlite|postgres] [--seconds 10] [--senders 4] [--batch 100] [--rounds 1] [--before <ref>|none]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,12 +24,15 @@ import { openDatabase } from '../server/db/knex.js';
 import { migrateToLatest } from '../server/db/migrate.js';
 import { repoRoot, startChild } from './lib/processes.js';
 import { freshDatabase, parseArgs } from './lib/database.js';
+import { DEFAULT_BEFORE, buildBaseline } from './lib/baseline.js';
 
 const args = parseArgs(process.argv);
 const dialect = args.get('dialect') ?? 'sqlite';
 const seconds = Number(args.get('seconds') ?? 10);
 const senders = Number(args.get('senders') ?? 4);
 const batchSize = Number(args.get('batch') ?? 100);
+const rounds = Number(args.get('rounds') ?? 1);
+const beforeRef = args.get('before') ?? DEFAULT_BEFORE;
 const PASSWORD = 'Bench-Sensors-Pass-1';
 const SOURCES_PER_SENDER = 10;
 const START = Date.UTC(2026, 0, 1);
@@ -108,11 +115,11 @@ async function bareInserts(): Promise<Run & { stored: number }> {
 }
 
 /** Through the server: HTTP, JSON, validation, sources, subjects, status, one transaction a batch. */
-async function intake() {
+async function intake(bin: string) {
   const db = await freshDatabase(dialect);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-data-'));
   const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' };
-  const child = await startChild([path.join(repoRoot, 'bin/fieldops.js'), 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
+  const child = await startChild([bin, 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
   let stopped: Promise<void> | null = null;
   const stopServer = () => (stopped ??= child.stop());
   const origin = child.match[1]!;
@@ -167,31 +174,55 @@ async function intake() {
   }
 }
 
-process.stderr.write(`bare inserts on ${dialect} (${senders} writers, batches of ${batchSize}, ${seconds}s)...\n`);
-const bare = await bareInserts();
-process.stderr.write(`intake through fieldops on ${dialect} (${senders} senders, batches of ${batchSize}, ${seconds}s)...\n`);
-const served = await intake();
-const lost = served.observations - served.stored;
-const duplicated = served.stored - served.distinct;
-const ok = lost === 0 && duplicated === 0 && served.problems.length === 0 && bare.stored === bare.observations;
+type Served = Awaited<ReturnType<typeof intake>>;
+const baseline = beforeRef === 'none' ? null : buildBaseline(beforeRef);
+const builds = [...(baseline ? [{ name: `before (${baseline.commit.slice(0, 9)})`, bin: baseline.bin }] : []), { name: 'after (this tree)', bin: path.join(repoRoot, 'bin/fieldops.js') }];
+const results: Array<{ round: number; bare: Awaited<ReturnType<typeof bareInserts>>; served: Array<{ name: string; run: Served }> }> = [];
+for (let round = 1; round <= rounds; round++) {
+  process.stderr.write(`round ${round}: bare inserts on ${dialect} (${senders} writers, batches of ${batchSize}, ${seconds}s)...\n`);
+  const bare = await bareInserts();
+  const served: Array<{ name: string; run: Served }> = [];
+  // Alternate the order between rounds so neither build always runs on a warmer machine.
+  for (const build of round % 2 === 1 ? builds : [...builds].reverse()) {
+    process.stderr.write(`round ${round}: intake through fieldops ${build.name} on ${dialect}...\n`);
+    served.push({ name: build.name, run: await intake(build.bin) });
+  }
+  results.push({ round, bare, served });
+}
 
-console.log(`\nSensor intake on ${dialect}: ${senders} concurrent senders, batches of ${batchSize}, ${seconds}s each (${os.cpus().length} cores)\n`);
-console.log('| measurement | observations/s | batches/s | p50 ms | p99 ms | observations | stored |');
-console.log('|---|---:|---:|---:|---:|---:|---:|');
-const line = (name: string, run: Run, stored: number) =>
-  console.log(`| ${name} | ${Math.round(run.perSecond)} | ${(run.requests / run.seconds).toFixed(1)} | ${run.latencyMs.p50} | ${run.latencyMs.p99} | ${run.observations} | ${stored} |`);
-line('bare database insert', bare, bare.stored);
-line('fieldops intake (HTTP)', served, served.stored);
-console.log(`\nratio fieldops / bare: ${((served.perSecond / bare.perSecond) * 100).toFixed(1)}%`);
-console.log(`retried batches: ${served.retries} (each answered 200, nothing stored); statuses ${JSON.stringify(served.statuses)}`);
-console.log(`acknowledged ${served.observations}, stored ${served.stored}: lost ${lost}, duplicated ${duplicated}${ok ? ' (OK)' : ' (FAILED)'}`);
-for (const problem of served.problems.slice(0, 10)) console.log(`problem: ${problem}`);
+console.log(`\nSensor intake on ${dialect}: ${senders} concurrent senders, batches of ${batchSize}, ${seconds}s each, ${rounds} round(s) (${os.cpus().length} cores)\n`);
+console.log('| round | measurement | observations/s | batches/s | p50 ms | p99 ms | observations | stored | lost | duplicated | ratio to bare |');
+console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+let ok = true;
+const ratios = new Map<string, number[]>();
+for (const { round, bare, served } of results) {
+  const line = (name: string, run: Run, stored: number, lost: number | string, duplicated: number | string, ratio: string) =>
+    console.log(`| ${round} | ${name} | ${Math.round(run.perSecond)} | ${(run.requests / run.seconds).toFixed(1)} | ${run.latencyMs.p50} | ${run.latencyMs.p99} | ${run.observations} | ${stored} | ${lost} | ${duplicated} | ${ratio} |`);
+  line('bare database insert', bare, bare.stored, bare.observations - bare.stored, '', '100%');
+  if (bare.stored !== bare.observations) ok = false;
+  for (const { name, run } of served) {
+    const lost = run.observations - run.stored;
+    const duplicated = run.stored - run.distinct;
+    if (lost !== 0 || duplicated !== 0 || run.problems.length > 0) ok = false;
+    const ratio = run.perSecond / bare.perSecond;
+    ratios.set(name, [...(ratios.get(name) ?? []), ratio]);
+    line(`fieldops intake ${name}`, run, run.stored, lost, duplicated, `${(ratio * 100).toFixed(1)}%`);
+    for (const problem of run.problems.slice(0, 5)) console.log(`problem: ${problem}`);
+  }
+}
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+console.log('');
+for (const [name, values] of ratios) console.log(`ratio fieldops / bare, ${name}: ${(median(values) * 100).toFixed(1)}% (median of ${values.length})`);
+console.log(`retried batches answered 200 with nothing stored; lost and duplicated counted after each run: ${ok ? 'OK' : 'FAILED'}`);
 
 const outDir = path.join(repoRoot, 'bench/results');
 fs.mkdirSync(outDir, { recursive: true });
-const { problems, ...intakeResult } = served;
 fs.writeFileSync(
   path.join(outDir, `sensors-${dialect}.json`),
-  JSON.stringify({ dialect, senders, batchSize, seconds, cores: os.cpus().length, bare, intake: { ...intakeResult, problems: problems.length }, ratio: served.perSecond / bare.perSecond, lost, duplicated, ok, at: new Date().toISOString() }, null, 2),
+  JSON.stringify({ dialect, senders, batchSize, seconds, rounds, cores: os.cpus().length, before: baseline?.commit ?? null, results: results.map((r) => ({ ...r, served: r.served.map(({ name, run: { problems, ...run } }) => ({ name, ...run, problems: problems.length })) })), ratios: Object.fromEntries([...ratios].map(([k, v]) => [k, median(v)])), ok, at: new Date().toISOString() }, null, 2),
 );
 if (!ok) process.exitCode = 1;

@@ -47,7 +47,25 @@ export interface Config {
   readonly checkResponses: boolean;
   /** Response profile of clients that name none (CONTRACT §11): FIELDOPS_API_PROFILE. */
   readonly apiProfile: 'fieldops' | 'earthranger';
+  /** Where uploaded files live: a directory, or an S3-compatible bucket (issue 17). */
+  readonly fileStore: FileStoreConfig;
 }
+
+export type FileStoreConfig =
+  | { readonly kind: 'file'; readonly dir: string }
+  | {
+      readonly kind: 's3';
+      readonly bucket: string;
+      /** Key prefix, '' or ending in '/'. */
+      readonly prefix: string;
+      /** Any S3-compatible endpoint (path-style addressing); null: AWS itself. */
+      readonly endpoint: string | null;
+      readonly region: string;
+      /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; null: the SDK's default chain. */
+      readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+      /** Downloads redirect to a presigned URL instead of streaming through the server. */
+      readonly presign: boolean;
+    };
 
 export type DatabaseConfig =
   | { readonly dialect: 'sqlite'; readonly filename: string; readonly synchronous: 'NORMAL' | 'FULL' }
@@ -147,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     metricsToken: env.FIELDOPS_METRICS_TOKEN || null,
     checkResponses: bool(env.FIELDOPS_CHECK_RESPONSES, false),
     apiProfile: oneOf(env.FIELDOPS_API_PROFILE, 'FIELDOPS_API_PROFILE', ['fieldops', 'earthranger'] as const, 'fieldops'),
+    fileStore: parseFileStore(env.FIELDOPS_FILE_STORE, dataDir, env),
   };
   return deepFreeze(config);
 }
@@ -162,6 +181,28 @@ export function parseDatabase(value: string | undefined, dataDir: string, env: N
     throw new ConfigError('FIELDOPS_SQLITE_SYNCHRONOUS must be NORMAL or FULL');
   }
   return { dialect: 'sqlite', filename, synchronous };
+}
+
+/** `file:<dir>` (default `<data dir>/files`) or `s3://<bucket>/<prefix>`. */
+export function parseFileStore(value: string | undefined, dataDir: string, env: NodeJS.ProcessEnv = {}): FileStoreConfig {
+  if (!value) return { kind: 'file', dir: path.join(dataDir, 'files') };
+  if (value.startsWith('file:')) {
+    const dir = value.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!dir) throw new ConfigError('FIELDOPS_FILE_STORE=file:<dir> needs a directory');
+    return { kind: 'file', dir: path.resolve(dir) };
+  }
+  const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(value);
+  if (!s3) throw new ConfigError(`FIELDOPS_FILE_STORE must be file:<dir> or s3://<bucket>/<prefix>, got "${value}"`);
+  const prefix = (s3[2] ?? '').replace(/^\/+|\/+$/g, '');
+  const endpoint = env.FIELDOPS_S3_ENDPOINT || null;
+  if (endpoint && !/^https?:\/\/[^\s]+$/i.test(endpoint)) throw new ConfigError(`FIELDOPS_S3_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  const accessKeyId = env.AWS_ACCESS_KEY_ID ?? '';
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY ?? '';
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together');
+  return {
+    kind: 's3', bucket: s3[1]!, prefix: prefix ? `${prefix}/` : '', endpoint, region: env.FIELDOPS_S3_REGION || env.AWS_REGION || 'us-east-1',
+    credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null, presign: bool(env.FIELDOPS_S3_PRESIGN, false),
+  };
 }
 
 function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {

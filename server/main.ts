@@ -38,9 +38,9 @@ import { createLogger } from './logger.js';
 import { bindListener, checkDataDir } from './startup.js';
 import { translateConnectError } from './db/connect-errors.js';
 import { SensorService } from './domain/sensors/service.js';
-import { FileStore } from './storage/file-store.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { IconLibrary } from './storage/icons.js';
+import { openFileStore } from './storage/open.js';
 import { Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
@@ -104,7 +104,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
   const choices = new ChoiceService({ store, clock });
-  const files = await FileStore.open(path.join(config.dataDir, 'files'));
+  const files = await openFileStore(config.fileStore, config.dataDir);
   const services: Services = {
     store,
     oauth,

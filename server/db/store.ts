@@ -25,7 +25,7 @@ import { KnexEventNoteRepository } from './repositories/events-notes.js';
 function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
-    patrols: translated(new KnexPatrolRepository(db)),
+    patrols: translated(new KnexPatrolRepository(db, dialect)),
     choices: translated(new KnexChoiceRepository(db)),
     eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable)),
     eventCategories: translated(new KnexEventCategoryRepository(db)),
@@ -38,7 +38,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     tokens: translated(new KnexTokenRepository(db, hot)),
     throttle: translated(new KnexThrottleRepository(db)),
     sensors: translated(new KnexSensorRepository(db)),
-    observations: translated(new KnexObservationRepository(db)),
+    observations: translated(new KnexObservationRepository(db, dialect)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
     events: translated(new KnexEventRepository(db)),
     eventNotes: translated(new KnexEventNoteRepository(db)),

@@ -242,12 +242,12 @@ export interface SubjectStatusUpdate {
 export interface SensorRepository {
   /** The tenant's provider for `key`, created on first sight; concurrent first sights agree on one row. */
   ensureProvider(tenantId: string, key: string, providerType: string, at: number): Promise<SensorProvider>;
+  /** Both of the above in one step (one statement when everything exists already). */
+  ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource> }>;
   /** The provider's sources by manufacturer id, creating the missing ones (in a stable order). */
   ensureSources(tenantId: string, providerId: string, specs: readonly NewSourceSpec[], at: number): Promise<Map<string, SensorSource>>;
   assignSubject(sourceId: string, subjectId: string, at: number): Promise<void>;
   recordHeartbeat(providerId: string, message: Record<string, unknown>, at: number): Promise<void>;
-  /** Upserts each subject's status; an older position or radio state never replaces a newer one. */
-  advanceSubjectStatus(updates: readonly SubjectStatusUpdate[]): Promise<void>;
   /** Claims an image for a camera-trap report; false when the tenant already has those bytes. */
   claimCameraImage(tenantId: string, sha256: string, eventId: string, providerId: string, at: number): Promise<boolean>;
 }
@@ -262,8 +262,12 @@ export interface ObservationFilter {
 }
 
 export interface ObservationRepository {
-  /** Inserts, skipping every (source, recorded_at) already stored; returns how many were new. */
-  insertNew(observations: readonly Observation[]): Promise<number>;
+  /**
+   * Inserts, skipping every (source, recorded_at) already stored, and upserts each subject's
+   * status (an older position or radio state never replaces a newer one); returns how many
+   * observations were new. One statement where the dialect allows it.
+   */
+  insertBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[]): Promise<number>;
   list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]>;
   count(tenantId: string, filter: ObservationFilter): Promise<number>;
 }

@@ -31,6 +31,34 @@ export interface StagedFile {
   discard(): Promise<void>;
 }
 
+/** An inclusive byte range of a stored file (HTTP `Range: bytes=start-end`). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * The file store port (issue 17): content-addressed files, staged on local disk first (hashed,
+ * sniffed, readable at `tempPath`), committed to their address, read back as streams. Both
+ * implementations (DiskFileStore here, S3FileStore in s3-store.ts) pass test/storage's
+ * conformance suite.
+ */
+export interface FileStore {
+  /** Where staged uploads wait on local disk. */
+  readonly tempDir: string;
+  /** What and where the store is, safe for logs (no credentials). */
+  readonly description: string;
+  /** Receives `source` completely; more than `maxBytes` is a PayloadTooLargeError (413). */
+  stage(source: Readable, options: { maxBytes: number }): Promise<StagedFile>;
+  /** Stages and commits in one step. */
+  put(source: Readable, options: { maxBytes: number }): Promise<StoredFile>;
+  /** The bytes of a stored file (or of one range of them); a missing file errors the stream. */
+  openRead(relative: string, range?: ByteRange): Readable;
+  has(sha256: string): Promise<boolean>;
+  /** A time-limited URL a client may fetch the bytes from directly, or null: stream them. */
+  downloadUrl(relative: string, response: { disposition: string; contentType: string }): Promise<string | null>;
+}
+
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
@@ -39,15 +67,19 @@ const STALE_TEMP_MS = 60 * 60 * 1000;
  * and an interrupted upload leaves nothing behind. The same bytes stored twice are one file.
  * Used by camera-trap reports and meant for patrol files too.
  */
-export class FileStore {
+export class DiskFileStore implements FileStore {
   private constructor(readonly root: string) {}
+
+  get description(): string {
+    return `file:${this.root}`;
+  }
 
   /**
    * Removes temporary files a crashed process left behind. Directories are created on first
    * use, so a server that never stores a file leaves no trace on disk.
    */
-  static async open(root: string): Promise<FileStore> {
-    const store = new FileStore(path.resolve(root));
+  static async open(root: string): Promise<DiskFileStore> {
+    const store = new DiskFileStore(path.resolve(root));
     const cutoff = Date.now() - STALE_TEMP_MS;
     const names = await fs.promises.readdir(store.tempDir).catch(() => [] as string[]);
     for (const name of names) {
@@ -121,8 +153,13 @@ export class FileStore {
     return absolute;
   }
 
-  openRead(relative: string): fs.ReadStream {
-    return fs.createReadStream(this.absolutePath(relative));
+  openRead(relative: string, range?: ByteRange): fs.ReadStream {
+    return fs.createReadStream(this.absolutePath(relative), range ? { start: range.start, end: range.end } : {});
+  }
+
+  /** Disk files are always streamed by the server. */
+  async downloadUrl(): Promise<string | null> {
+    return null;
   }
 
   async has(sha256: string): Promise<boolean> {

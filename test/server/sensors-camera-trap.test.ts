@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
 import { validateDocument, errorsOf } from '../../schema/index.js';
 import { ManualClock, dialect, startTestServer, type TestServer } from '../helpers/server.js';
+import type { DiskFileStore } from '../../server/storage/file-store.js';
 import { application, cameraForm, countRows, filesUnder, fixture, knexOf, userToken, variant } from './sensors-support.js';
 
 const CAMERA = '/sensors/camera-trap/reconyx-north/status';
@@ -16,7 +17,8 @@ t.test(`camera traps (${dialect})`, async (t) => {
   const s = await startTestServer(t, { clock, env: { FIELDOPS_UPLOADS_PER_PRINCIPAL: '8' } });
   if (!s) return;
   const admin = (await s.login()).access_token;
-  const store = s.server.runtime.services.files;
+  // This file tests the default store, on disk (test/storage covers both stores).
+  const store = s.server.runtime.services.files as DiskFileStore;
   // The PostgreSQL run's data directory outlives the database: remove what we stored.
   t.teardown(() => {
     fs.rmSync(store.root, { recursive: true, force: true });

@@ -5,19 +5,19 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { exifTakenAt, exifTimeFromTags } from '../../server/domain/sensors/exif-time.js';
-import { FileStore, relativePathOf } from '../../server/storage/file-store.js';
+import { DiskFileStore, relativePathOf } from '../../server/storage/file-store.js';
 import { sniffContentType } from '../../server/storage/sniff.js';
 import { filesUnder, fixture } from './sensors-support.js';
 
-async function freshStore(t: Test): Promise<FileStore> {
+async function freshStore(t: Test): Promise<DiskFileStore> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-files-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return FileStore.open(dir);
+  return DiskFileStore.open(dir);
 }
 
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
-t.test('FileStore: content-addressed, atomic, nothing left behind', async (t) => {
+t.test('DiskFileStore: content-addressed, atomic, nothing left behind', async (t) => {
   await t.test('put stores the bytes under their sha256, once', async (t) => {
     const store = await freshStore(t);
     const data = fixture('camera-exif-offset.jpg');
@@ -71,7 +71,7 @@ t.test('FileStore: content-addressed, atomic, nothing left behind', async (t) =>
     fs.writeFileSync(fresh, 'y');
     const old = new Date(Date.now() - 2 * 3600_000);
     fs.utimesSync(stale, old, old);
-    await FileStore.open(store.root);
+    await DiskFileStore.open(store.root);
     t.same(filesUnder(store.tempDir), ['fresh.part']);
   });
 

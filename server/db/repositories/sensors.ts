@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SensorProvider, SensorSource } from '../../domain/model.js';
-import type { NewSourceSpec, SensorRepository, SubjectStatusUpdate } from '../../domain/ports.js';
+import type { NewSourceSpec, SensorRepository } from '../../domain/ports.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 
@@ -19,6 +19,8 @@ export const toProvider = (row: Row): SensorProvider => ({
   createdAt: fromDbMillis(row.created_at),
   updatedAt: fromDbMillis(row.updated_at),
 });
+
+const SOURCE_COLUMNS = ['id', 'tenant_id', 'provider_id', 'manufacturer_id', 'source_type', 'model_name', 'subject_id', 'created_at', 'updated_at'] as const;
 
 export const toSource = (row: Row): SensorSource => ({
   id: row.id as string,
@@ -51,6 +53,34 @@ export class KnexSensorRepository implements SensorRepository {
     return toProvider(await this.db('sensor_providers').where(where).first());
   }
 
+  /**
+   * The provider and the sources of a batch, created when missing. When both exist (a steady
+   * stream) this is one statement: the provider joined to the batch's sources.
+   */
+  async ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number) {
+    if (specs.length === 0 || specs.length > CHUNK) {
+      const provider = await this.ensureProvider(tenantId, key, providerType, at);
+      return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
+    }
+    const rows: Row[] = await this.db('sensor_providers as p')
+      .leftJoin('sensor_sources as s', (join) => join.on('s.provider_id', 'p.id').onIn('s.manufacturer_id', specs.map((spec) => spec.manufacturerId)))
+      .where({ 'p.tenant_id': tenantId, 'p.provider_key': key })
+      .select('p.*', ...SOURCE_COLUMNS.map((column) => `s.${column} as s_${column}`));
+    if (rows.length === 0) {
+      const provider = await this.ensureProvider(tenantId, key, providerType, at);
+      return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
+    }
+    const provider = toProvider(rows[0]!);
+    const found = new Map<string, SensorSource>();
+    for (const row of rows) {
+      if (row.s_id === null || row.s_id === undefined) continue;
+      const source = toSource(Object.fromEntries(SOURCE_COLUMNS.map((column) => [column, row[`s_${column}`]])));
+      found.set(source.manufacturerId, source);
+    }
+    if (specs.every((spec) => found.has(spec.manufacturerId))) return { provider, sources: found };
+    return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
+  }
+
   async ensureSources(tenantId: string, providerId: string, specs: readonly NewSourceSpec[], at: number): Promise<Map<string, SensorSource>> {
     const found = new Map<string, SensorSource>();
     const read = async (ids: string[]) => {
@@ -80,36 +110,6 @@ export class KnexSensorRepository implements SensorRepository {
 
   async recordHeartbeat(providerId: string, message: Record<string, unknown>, at: number): Promise<void> {
     await this.db('sensor_providers').where({ id: providerId }).update({ last_heartbeat: jsonColumn(message), last_heartbeat_at: at, updated_at: at });
-  }
-
-  /**
-   * One multi-row upsert. Every SET expression reads the row as it was (SQL semantics on both
-   * dialects), so position and radio state advance independently, each only forwards in time.
-   */
-  async advanceSubjectStatus(updates: readonly SubjectStatusUpdate[]): Promise<void> {
-    const sorted = [...updates].sort((a, b) => (a.subjectId < b.subjectId ? -1 : 1));
-    const newer = 'excluded.recorded_at > subject_status.recorded_at';
-    const radioNewer = 'excluded.radio_recorded_at IS NOT NULL AND (subject_status.radio_recorded_at IS NULL OR excluded.radio_recorded_at > subject_status.radio_recorded_at)';
-    const pick = (condition: string, column: string) => this.db.raw(`CASE WHEN ${condition} THEN excluded.${column} ELSE subject_status.${column} END`);
-    for (let i = 0; i < sorted.length; i += CHUNK) {
-      const rows = sorted.slice(i, i + CHUNK).map((u) => ({
-        subject_id: u.subjectId, tenant_id: u.tenantId, source_id: u.sourceId, recorded_at: u.recordedAt, latitude: u.latitude, longitude: u.longitude,
-        radio_recorded_at: u.radioRecordedAt, radio_state: u.radioState === null ? null : jsonColumn(u.radioState), updated_at: u.at,
-      }));
-      await this.db('subject_status')
-        .insert(rows)
-        .onConflict(['subject_id'])
-        .merge({
-          source_id: pick(newer, 'source_id'),
-          latitude: pick(newer, 'latitude'),
-          longitude: pick(newer, 'longitude'),
-          // Last: the conditions above compare against the old recorded_at either way.
-          recorded_at: pick(newer, 'recorded_at'),
-          radio_state: pick(radioNewer, 'radio_state'),
-          radio_recorded_at: pick(radioNewer, 'radio_recorded_at'),
-          updated_at: this.db.raw('excluded.updated_at'),
-        });
-    }
   }
 
   async claimCameraImage(tenantId: string, sha256: string, eventId: string, providerId: string, at: number): Promise<boolean> {

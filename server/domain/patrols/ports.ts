@@ -5,9 +5,14 @@ import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from
 export type ResolvedPatrolFilter = Omit<PatrolListFilter, 'patrolTypes'> & { patrolTypeIds: string[] | null };
 
 export interface PatrolRepository {
-  /** Next serial number of the tenant; callers hold the tenant's patrol lock. */
-  nextSerialNumber(tenantId: string): Promise<number>;
+  /** Inserts a new patrol with a provisional serial number (its `serialNumber` is ignored). */
   insertPatrol(patrol: Patrol): Promise<void>;
+  /**
+   * Gives the patrol the tenant's next serial number (unique and increasing per tenant) and
+   * returns it. Call it as the last write of the creating transaction: the tenant's counter
+   * row stays locked from here to the commit, and no longer.
+   */
+  assignSerialNumber(tenantId: string, patrolId: string): Promise<number>;
   updatePatrol(patrol: Patrol): Promise<void>;
   findPatrol(tenantId: string, id: string): Promise<Patrol | null>;
   listPatrols(tenantId: string, filter: ResolvedPatrolFilter, now: number, page: { offset: number; limit: number }): Promise<{ total: number; patrols: Patrol[] }>;

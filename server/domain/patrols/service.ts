@@ -41,16 +41,19 @@ export class PatrolService {
     return (await loadPatrolViews(this.deps.store.repos, tenantId, [patrol]))[0]!;
   }
 
-  /** A client-supplied id that exists already is 409 and changes nothing (offline retries). */
+  /**
+   * A client-supplied id that exists already is 409 and changes nothing (offline retries; two
+   * concurrent creates of one id meet at the primary key, also 409). Creates take no tenant
+   * lock: the serial number is assigned last (see assignSerialNumber), after the view is read.
+   */
   async create(ctx: RequestContext, body: unknown): Promise<PatrolView> {
     const { tenantId } = requirePermission(ctx, 'add_patrol');
     const input = readPatrolBody(body);
     return this.deps.store.transaction(async (repos) => {
-      await repos.catalog.lock(tenantId, LOCK);
       const now = this.deps.clock.now();
       if (input.id && (await repos.patrols.findPatrol(tenantId, input.id))) throw new ConflictError('A patrol with this id already exists.');
       const patrol: Patrol = {
-        id: input.id ?? randomUUID(), tenantId, serialNumber: await repos.patrols.nextSerialNumber(tenantId), title: input.title ?? null,
+        id: input.id ?? randomUUID(), tenantId, serialNumber: 0, title: input.title ?? null,
         objective: input.objective ?? null, priority: input.priority ?? 0, state: input.state ?? 'open', window: patrolWindow([]),
         createdByUserId: actingUser(ctx.principal!)?.id ?? null, createdAt: now, updatedAt: now,
       };
@@ -59,7 +62,9 @@ export class PatrolService {
       await this.writeSegments(repos, tenantId, patrol, input.segments ?? [], now);
       for (const note of input.notes ?? []) await this.insertNote(repos, ctx, patrol, note.text, now, note.id);
       await this.refresh(repos, ctx, patrol, now, { endCleared: false });
-      return this.view(repos, tenantId, patrol.id);
+      const view = await this.view(repos, tenantId, patrol.id);
+      const serialNumber = await repos.patrols.assignSerialNumber(tenantId, patrol.id);
+      return { ...view, patrol: { ...view.patrol, serialNumber } };
     });
   }
 

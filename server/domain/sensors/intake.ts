@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Observation, SensorProvider } from '../model.js';
-import type { Repositories, SubjectStatusUpdate } from '../ports.js';
+import type { Observation, SensorProvider, SensorSource } from '../model.js';
+import type { NewSourceSpec, Repositories, SubjectStatusUpdate } from '../ports.js';
 import type { ObservationInput } from './observation-input.js';
 import { resolveSubjects } from './subjects.js';
 
@@ -15,6 +15,27 @@ export interface IntakeResult {
   received: number;
   created: number;
   duplicates: number;
+}
+
+/** A batch's provider and sources, found or created (one statement in a steady stream). */
+export interface IntakeTarget {
+  provider: SensorProvider;
+  sources: Map<string, SensorSource>;
+}
+
+export async function intakeTarget(
+  repos: Repositories,
+  tenantId: string,
+  providerKey: string,
+  items: readonly ObservationInput[],
+  defaults: IntakeDefaults,
+  now: number,
+): Promise<IntakeTarget> {
+  const specs = new Map<string, NewSourceSpec>();
+  for (const item of items) {
+    if (!specs.has(item.manufacturerId)) specs.set(item.manufacturerId, { manufacturerId: item.manufacturerId, sourceType: item.sourceType ?? defaults.sourceType, modelName: item.modelName ?? '' });
+  }
+  return repos.sensors.ensureProviderWithSources(tenantId, providerKey, defaults.providerType, [...specs.values()], now);
 }
 
 /** The keys of `additional` that make up a subject's radio state (the radio agent's fields). */
@@ -33,17 +54,13 @@ export function radioStateOf(additional: Record<string, unknown>): Record<string
  */
 export async function storeObservations(
   repos: Repositories,
-  provider: SensorProvider,
+  target: IntakeTarget,
   items: readonly ObservationInput[],
   defaults: IntakeDefaults,
   now: number,
 ): Promise<IntakeResult> {
+  const { provider, sources } = target;
   const tenantId = provider.tenantId;
-  const specs = new Map<string, { manufacturerId: string; sourceType: string; modelName: string }>();
-  for (const item of items) {
-    if (!specs.has(item.manufacturerId)) specs.set(item.manufacturerId, { manufacturerId: item.manufacturerId, sourceType: item.sourceType ?? defaults.sourceType, modelName: item.modelName ?? '' });
-  }
-  const sources = await repos.sensors.ensureSources(tenantId, provider.id, [...specs.values()], now);
   const subjectOf = await resolveSubjects(repos, tenantId, items, sources, defaults.subjectSubtype, now);
 
   const observations: Observation[] = items.map((item) => ({
@@ -57,7 +74,7 @@ export async function storeObservations(
     additional: item.additional,
     createdAt: now,
   }));
-  const created = await repos.observations.insertNew(observations);
+  const statuses = statusUpdates(observations, now);
 
   // Each source now tracks the subject of its newest item in this batch.
   const newestOfSource = new Map<string, Observation>();
@@ -68,7 +85,7 @@ export async function storeObservations(
     if (subjectId && subjectId !== source.subjectId) await repos.sensors.assignSubject(source.id, subjectId, now);
   }
 
-  await repos.sensors.advanceSubjectStatus(statusUpdates(observations, now));
+  const created = await repos.observations.insertBatch(observations, statuses);
   return { received: items.length, created, duplicates: items.length - created };
 }
 

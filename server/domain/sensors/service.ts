@@ -7,7 +7,7 @@ import type { Store, SubjectWithStatus } from '../ports.js';
 import { parseIsoWithOffset } from '../time-input.js';
 import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type IncomingFile, fileCameraTrapReport, readCameraTrapForm } from './camera-trap.js';
 import { exifTakenAt } from './exif-time.js';
-import { type IntakeDefaults, type IntakeResult, storeObservations } from './intake.js';
+import { type IntakeDefaults, type IntakeResult, intakeTarget, storeObservations } from './intake.js';
 import { type ItemIssue, readItems, readObservation, throwItemIssues } from './observation-input.js';
 import { readRadioAgentBatch } from './radioagent.js';
 import { type ObservationQuery, readObservationFilter } from './reads.js';
@@ -69,8 +69,9 @@ export class SensorService {
     throwItemIssues(issues, items.length);
     const result = await this.deps.store.transaction(async (repos) => {
       const now = this.deps.clock.now();
-      const provider = await repos.sensors.ensureProvider(tenantId, providerKey, providerType, now);
-      return storeObservations(repos, provider, observations.filter((o) => o !== null), defaultsFor(providerType), now);
+      const items = observations.filter((o) => o !== null);
+      const defaults = defaultsFor(providerType);
+      return storeObservations(repos, await intakeTarget(repos, tenantId, providerKey, items, defaults, now), items, defaults, now);
     });
     this.count(result);
     return result;
@@ -90,12 +91,13 @@ export class SensorService {
     }
     const outcome = await this.deps.store.transaction(async (repos): Promise<RadioAgentResult> => {
       const now = this.deps.clock.now();
-      const provider = await repos.sensors.ensureProvider(tenantId, providerKey, 'radioagent', now);
+      const defaults = defaultsFor('radioagent');
+      const target = await intakeTarget(repos, tenantId, providerKey, batch.observations, defaults, now);
       const latest = batch.heartbeats.at(-1);
-      if (latest) await repos.sensors.recordHeartbeat(provider.id, latest.message, now);
+      if (latest) await repos.sensors.recordHeartbeat(target.provider.id, latest.message, now);
       if (batch.single && latest) return { kind: 'heartbeat', echo: latest.message };
       const result = batch.observations.length
-        ? await storeObservations(repos, provider, batch.observations, defaultsFor('radioagent'), now)
+        ? await storeObservations(repos, target, batch.observations, defaults, now)
         : { received: 0, created: 0, duplicates: 0 };
       return { kind: 'batch', result: { ...result, received: result.received + batch.heartbeats.length, heartbeats: batch.heartbeats.length } };
     });

@@ -1,6 +1,7 @@
 import type { PatrolFileService } from '../../domain/patrols/files.js';
 import type { FileStore } from '../../storage/file-store.js';
 import type { UploadSlots } from '../upload-slots.js';
+import { sendStoredFile } from '../file-download.js';
 import { withUpload } from '../middleware/upload.js';
 import { readBody, type BodyLimits } from '../middleware/body.js';
 import { presentPatrolFile } from '../presenters-patrols.js';
@@ -34,15 +35,10 @@ export function patrolFileHandlers(deps: { service: PatrolFileService; files: Fi
       const body = await readBody(ctx, ['json'], deps.bodyLimits);
       ctx.body = presentPatrolFile(await deps.service.updateMetadata(requestContext(ctx), patrolId(ctx), fileId(ctx), body), origin(ctx));
     },
-    /** The bytes, with the sniffed type; always a download, never rendered inline (no stored XSS). */
+    /** The bytes, with the sniffed type (see sendStoredFile: Range, presigned redirects). */
     async content(ctx: AppContext) {
-      const { file, stream } = await deps.service.content(requestContext(ctx), patrolId(ctx), fileId(ctx));
-      ctx.set('Content-Type', file.contentType);
-      ctx.set('Content-Length', String(file.size));
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Content-Disposition', contentDisposition(file.filename));
-      ctx.set('Cache-Control', 'private, max-age=0');
-      ctx.body = stream;
+      const file = await deps.service.get(requestContext(ctx), patrolId(ctx), fileId(ctx));
+      await sendStoredFile(ctx, deps.files, { path: file.storagePath, size: file.size, contentType: file.contentType, disposition: contentDisposition(file.filename) });
     },
   };
 }

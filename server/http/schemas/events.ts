@@ -147,5 +147,14 @@ export const patrolFileSchemas = {
   get: { summary: 'A patrol file\'s metadata', tags: [filesTag], params: fileParams, responses: { 200: ok(patrolFile), ...readErrors() } },
   replace: { summary: 'Change a file\'s comment and ordernum', tags: [filesTag], params: fileParams, body: { kind: 'json', schema: metadataBody }, responses: { 200: ok(patrolFile), ...writeErrors() } },
   patch: { summary: 'Change a file\'s comment and ordernum', tags: [filesTag], params: fileParams, body: { kind: 'json', schema: metadataBody }, responses: { 200: ok(patrolFile), ...writeErrors() } },
-  content: { summary: 'The bytes of a patrol file', tags: [filesTag], params: fileParams, responses: { 200: bytes, ...readErrors() } },
+  content: {
+    summary: 'The bytes of a patrol file', tags: [filesTag], params: fileParams,
+    responses: {
+      200: bytes,
+      206: { description: 'One byte range of the file (`Range: bytes=a-b`).', mediaType: 'application/octet-stream' },
+      302: { description: 'With `FIELDOPS_S3_PRESIGN=true`: a redirect to a short-lived presigned URL of the object store.' },
+      416: { description: 'The range is outside the file (`Content-Range: bytes */<size>`).' },
+      ...readErrors(),
+    },
+  },
 } satisfies Record<string, RouteSchema>;

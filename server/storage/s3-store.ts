@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { PassThrough, Transform, type Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, type S3ServiceException } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { FileStoreConfig } from '../config.js';
+import { type ByteRange, DiskFileStore, type FileStore, type StagedFile, type StoredFile, relativePathOf } from './file-store.js';
+
+type S3Config = Extract<FileStoreConfig, { kind: 's3' }>;
+
+/** Parts of a multipart upload (lib-storage); smaller files go up in one PUT. */
+const PART_BYTES = 8 * 1024 * 1024;
+const PRESIGNED_SECONDS = 300;
+
+export class StoreVerificationError extends Error {}
+
+/**
+ * Content-addressed files in an S3-compatible bucket, under `<prefix>sha256/ab/cd/<sha256>`
+ * (the same relative path the disk store uses, so the database rows do not change with the
+ * store). Uploads are staged on local disk first (hashed, sniffed; see DiskFileStore), then
+ * streamed up (multipart past PART_BYTES), hashed again as they are sent, and checked on the
+ * bucket: the object must have the size, the sha256 metadata and, for a single PUT, the MD5
+ * ETag of what was staged; anything else is deleted and refused. An S3 object becomes
+ * visible only when its PUT or its CompleteMultipartUpload succeeds, never partially. The same
+ * bytes uploaded twice are one object (the second upload is skipped).
+ */
+export class S3FileStore implements FileStore {
+  private constructor(
+    private readonly client: S3Client,
+    private readonly config: S3Config,
+    private readonly staging: DiskFileStore,
+  ) {}
+
+  /** `stagingDir` is local scratch space (under the data dir): uploads wait there, hashed. */
+  static async open(config: S3Config, stagingDir: string): Promise<S3FileStore> {
+    const client = new S3Client({
+      region: config.region,
+      ...(config.endpoint ? { endpoint: config.endpoint, forcePathStyle: true } : {}),
+      // A copy: the config is frozen, and the SDK annotates the credentials object it is given.
+      ...(config.credentials ? { credentials: { ...config.credentials } } : {}),
+      // NOTE: S3-compatible servers differ in their support of the SDK's default CRC trailers;
+      // integrity is checked by us (sha256 metadata, size, MD5 ETag), so only send what is required.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    return new S3FileStore(client, config, await DiskFileStore.open(stagingDir));
+  }
+
+  get tempDir(): string {
+    return this.staging.tempDir;
+  }
+
+  get description(): string {
+    return `s3://${this.config.bucket}/${this.config.prefix}${this.config.endpoint ? ` at ${this.config.endpoint}` : ''}`;
+  }
+
+  keyOf(relative: string): string {
+    if (!/^sha256\/[0-9a-f]{2}\/[0-9a-f]{2}\/[0-9a-f]{64}$/.test(relative)) throw new Error(`Not a stored file path: ${relative}`);
+    return this.config.prefix + relative;
+  }
+
+  async stage(source: Readable, options: { maxBytes: number }): Promise<StagedFile> {
+    const staged = await this.staging.stage(source, options);
+    let committed: StoredFile | null = null;
+    return {
+      sha256: staged.sha256,
+      size: staged.size,
+      contentType: staged.contentType,
+      tempPath: staged.tempPath,
+      commit: async () => (committed ??= await this.upload(staged.tempPath, { sha256: staged.sha256, size: staged.size, contentType: staged.contentType })),
+      // The temp file goes either way: after a commit its bytes are in the bucket.
+      discard: () => staged.discard(),
+    };
+  }
+
+  async put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+    const staged = await this.stage(source, options);
+    try {
+      return await staged.commit();
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  /** Uploads a local file already known by its hash (also used by `admin migrate-files`). */
+  async upload(localPath: string, file: Omit<StoredFile, 'path'>): Promise<StoredFile> {
+    const relative = relativePathOf(file.sha256);
+    const key = this.keyOf(relative);
+    if (await this.verified(key, file, null)) return { ...file, path: relative };
+    const sha256 = createHash('sha256');
+    const md5 = createHash('md5');
+    let sent = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        sha256.update(chunk);
+        md5.update(chunk);
+        sent += chunk.length;
+        callback(null, chunk);
+      },
+    });
+    const body = fs.createReadStream(localPath).pipe(meter);
+    const upload = new Upload({
+      client: this.client,
+      params: { Bucket: this.config.bucket, Key: key, Body: body, ContentType: 'application/octet-stream', ContentLength: file.size, Metadata: { sha256: file.sha256 } },
+      partSize: PART_BYTES,
+      queueSize: 2,
+      leavePartsOnError: false,
+    });
+    await upload.done();
+    // The bytes sent must be the bytes staged (the temp file may not change under us).
+    if (sent !== file.size || sha256.digest('hex') !== file.sha256) {
+      await this.remove(key);
+      throw new StoreVerificationError(`The staged file changed while it was uploaded (${key}).`);
+    }
+    if (!(await this.verified(key, file, file.size < PART_BYTES ? md5.digest('hex') : null))) {
+      await this.remove(key);
+      throw new StoreVerificationError(`The bucket does not hold what was uploaded to ${key}.`);
+    }
+    return { ...file, path: relative };
+  }
+
+  /** Whether the object exists with this size and sha256 metadata (and, when given, this MD5 ETag). */
+  private async verified(key: string, file: { sha256: string; size: number }, md5: string | null): Promise<boolean> {
+    const head = await this.head(key);
+    if (!head) return false;
+    if (head.ContentLength !== file.size || head.Metadata?.sha256 !== file.sha256) return false;
+    return md5 === null || head.ETag?.replace(/"/g, '') === md5;
+  }
+
+  private async head(key: string) {
+    try {
+      return await this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: key }));
+    } catch (error) {
+      if ((error as S3ServiceException).$metadata?.httpStatusCode === 404) return null;
+      throw error;
+    }
+  }
+
+  private async remove(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: key })).catch(() => undefined);
+  }
+
+  /** Streams the object; the request starts at once and its failure errors the stream. */
+  openRead(relative: string, range?: ByteRange): Readable {
+    const out = new PassThrough();
+    const command = new GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyOf(relative), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) });
+    const abort = new AbortController();
+    out.once('close', () => abort.abort());
+    this.client.send(command, { abortSignal: abort.signal }).then(
+      (response) => {
+        const body = response.Body as Readable;
+        body.once('error', (error) => out.destroy(error));
+        body.pipe(out);
+      },
+      (error: Error) => out.destroy(error),
+    );
+    return out;
+  }
+
+  async has(sha256: string): Promise<boolean> {
+    return (await this.head(this.keyOf(relativePathOf(sha256)))) !== null;
+  }
+
+  async downloadUrl(relative: string, response: { disposition: string; contentType: string }): Promise<string | null> {
+    if (!this.config.presign) return null;
+    const command = new GetObjectCommand({
+      Bucket: this.config.bucket, Key: this.keyOf(relative),
+      ResponseContentType: response.contentType, ResponseContentDisposition: response.disposition,
+    });
+    return getSignedUrl(this.client, command, { expiresIn: PRESIGNED_SECONDS });
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,52 @@
+import t from 'tap';
+import { dialect, startTestServer } from '../helpers/server.js';
+import { createType, send } from '../helpers/catalog.js';
+import { patrolWindow } from '../../server/domain/patrols/window.js';
+
+const P = '/api/v1.0/activity/patrols';
+
+t.test(`patrol serial numbers without a tenant-wide lock (${dialect})`, async (t) => {
+  const s = await startTestServer(t, { env: { FIELDOPS_PATROL_SWEEP_SECONDS: '0' } });
+  if (!s) return;
+  const token = (await s.login()).access_token;
+  await createType(s, token, { value: 'foot', display: 'Foot' });
+  const tenant = (await s.server.runtime.store.repos.tenants.findByName('default'))!;
+  const post = (body: unknown) => s.json(P, send('POST', body, token));
+
+  await t.test('16 concurrent creates: serials unique, 1..16, in the answers and when read back', async (t) => {
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => post({ title: `c${i}`, patrol_segments: [{ patrol_type: 'foot' }] })));
+    t.same(answers.map((a) => a.status), Array(16).fill(201));
+    const serials = answers.map((a) => a.body.serial_number as number).sort((a, b) => a - b);
+    t.same(serials, Array.from({ length: 16 }, (_, i) => i + 1));
+    for (const answer of answers) t.equal((await s.json(`${P}/${answer.body.id}`, { token })).body.serial_number, answer.body.serial_number);
+  });
+
+  await t.test('a failed create leaves no serial used; the next one continues', async (t) => {
+    const id = 'a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d';
+    t.equal((await post({ id, title: 'first' })).body.serial_number, 17);
+    t.equal((await post({ id, title: 'retry' })).status, 409);
+    t.equal((await post({ title: 'bad', patrol_segments: [{ patrol_type: 'no_such_type' }] })).status, 400);
+    t.equal((await post({ title: 'next' })).body.serial_number, 18, 'no gap');
+  });
+
+  await t.test('serials are per tenant', async (t) => {
+    const other = await s.server.runtime.admin.createTenant('other-serials');
+    t.ok(other);
+    const patrols = await s.server.runtime.store.transaction(async (repos) => {
+      const view = { id: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', tenantId: (await repos.tenants.findByName('other-serials'))!.id };
+      await repos.patrols.insertPatrol({ id: view.id, tenantId: view.tenantId, serialNumber: 0, title: null, objective: null, priority: 0, state: 'open', window: patrolWindow([]), createdByUserId: null, createdAt: 1, updatedAt: 1 });
+      return repos.patrols.assignSerialNumber(view.tenantId, view.id);
+    });
+    t.equal(patrols, 1, 'another tenant starts at 1');
+  });
+
+  // Before issue 17 a create took the tenant's `patrols` lock first; it would wait here forever.
+  await t.test('a create completes while another transaction holds the tenant patrol lock', { skip: dialect === 'sqlite' ? 'SQLite has one writer at a time' : false }, async (t) => {
+    const created = await s.server.runtime.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenant.id, 'patrols');
+      return Promise.race([post({ title: 'under the lock' }), new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), 5000))]);
+    });
+    t.not(created, 'timed out');
+    if (created !== 'timed out') t.equal(created.status, 201);
+  });
+});

@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+
+/** Credentials s3rver accepts (it checks signatures against these). */
+export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+/**
+ * A real S3 protocol server (s3rver, from npm) on 127.0.0.1 with one empty bucket, in this
+ * process, storing under a temp dir. Not a mock: the SDK talks HTTP and signs every request.
+ */
+export async function startS3Server(bucket = 'fieldops-test'): Promise<{ endpoint: string; bucket: string; env: Record<string, string>; close(): Promise<void> }> {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-s3rver-'));
+  const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });
+  const { port } = (await server.run()) as { port: number };
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  client.destroy();
+  return {
+    endpoint,
+    bucket,
+    env: { FIELDOPS_S3_ENDPOINT: endpoint, FIELDOPS_S3_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
+    close: async () => {
+      await server.close();
+      fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
