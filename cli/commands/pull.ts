@@ -18,7 +18,7 @@ export function registerPullCommand(program: Command, io: CliIo): void {
       const { pullAfterSync, pullSummary } = await import('../record/sync-steps.js');
       const connection = await connect(ctx);
       try {
-        const pulled = await pullAfterSync(ctx, connection);
+        const pulled = (await pullAfterSync(ctx, connection, true))!;
         if (ctx.json) printJson(ctx, { pull: pulled });
         else ctx.print(pullSummary(pulled));
       } finally {

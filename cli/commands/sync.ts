@@ -15,7 +15,7 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
           'Network errors and 5xx are retried with backoff (FIELDOPS_RETRIES, FIELDOPS_RETRY_DELAY_MS).',
       ),
   )
-    .option('--records', 'also pull open and recent patrols, recent events and subjects (as `fieldops pull`)')
+    .option('--records', 'also pull open and recent patrols, recent events and subjects (as `fieldops pull`); once a mirror has pulled records, every sync does')
     .action(
       clientAction<{ profile?: string; json?: boolean; records?: boolean }>(io, async (ctx, options) => {
         // Loaded when the command runs: other commands start without the sync engine.
@@ -38,7 +38,7 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
             } finally {
               await display.stop();
             }
-            const pulled = options.records ? await offline.pullAfterSync(ctx, connection) : null;
+            const pulled = await offline.pullAfterSync(ctx, connection, options.records === true);
             for (const warning of report.warnings) ctx.warn(warning);
             if (ctx.json) printJson(ctx, pushed || pulled ? { ...syncReportJson(report, connection.wire), push: pushed, pull: pulled } : syncReportJson(report, connection.wire));
             else ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed, pulled));

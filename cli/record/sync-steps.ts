@@ -1,8 +1,9 @@
 /**
  * What `fieldops sync` does around the catalog sync for the offline write path: push the outbox
- * first (so what is pulled includes it); with `--records` (and in `fieldops pull`), pull patrols,
- * events and subjects incrementally afterwards. NOTE: not by default, so an unchanged server
- * still costs a plain sync one 304 per catalog and nothing else.
+ * first (so what is pulled includes it), then, once this mirror pulls records at all (`--records`
+ * or `fieldops pull` once), pull patrols, events and subjects incrementally after the catalogs.
+ * NOTE: a mirror that never pulled records does not start to, so a catalog-only laptop's sync of
+ * an unchanged server still costs one 304 per catalog and nothing else.
  * A push that stops (network, 5xx) is a warning here: the catalogs are still synced, the records
  * stay queued for the next sync or `fieldops push`.
  */
@@ -29,9 +30,11 @@ export async function pushBeforeSync(ctx: CommandContext, connection: Connection
   }
 }
 
-export async function pullAfterSync(ctx: CommandContext, connection: Connection): Promise<PullReport[]> {
+/** Pulls records when asked to (`always`), or when this mirror has pulled records before; null otherwise. */
+export async function pullAfterSync(ctx: CommandContext, connection: Connection, always: boolean): Promise<PullReport[] | null> {
   const stores = await openOffline(ctx);
   try {
+    if (!always && !(await stores.outbox.knex('pull_checkpoints').first())) return null;
     const { runPull } = await import('../../sync/pull/run-pull.js');
     return await runPull({ transport: connection.transport, server: connection.session.server, knex: stores.outbox.knex, now: ctx.now });
   } finally {

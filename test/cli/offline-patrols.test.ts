@@ -84,6 +84,12 @@ t.test('patrols recorded offline, pushed, pulled, and a conflict', async (t) => 
     t.match(third.pull[0], { resource: 'patrols', changed: 1 }, 'only the change');
     const office = (await json(['patrols', 'list'])).find((p: any) => p.title === 'From the office');
     t.ok(office);
+    // A mirror that has pulled records pulls them on every sync too (push, catalogs, pull).
+    clock.advance(60_000);
+    t.equal((await s.json(P, send('POST', { title: 'Seen by sync', patrol_segments: [{ patrol_type: 'fence_patrol', time_range: { start_time: new Date(clock.current - 60_000).toISOString() } }] }, token))).status, 201);
+    const synced = await json(['sync']);
+    t.match(synced.pull?.find((p: any) => p.resource === 'patrols'), { changed: 1 }, 'sync pulled the new patrol');
+    t.ok((await json(['patrols', 'list'])).some((p: any) => p.title === 'Seen by sync'));
 
     await t.test('ending a pulled patrol that changed meanwhile: 412, both versions, resolve --mine', async (t) => {
       const end = await json(['patrols', 'end', String(office.serial)]);
