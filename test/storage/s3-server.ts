@@ -1,3 +1,4 @@
+import { quietNodeVersionWarning } from '../../server/storage/s3-store.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,7 @@ export async function startS3Server(bucket = 'fieldops-test'): Promise<{ endpoin
   const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });
   const { port } = (await server.run()) as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
+  quietNodeVersionWarning();
   const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS });
   await client.send(new CreateBucketCommand({ Bucket: bucket }));
   client.destroy();
