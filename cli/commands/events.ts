@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { printJson } from '../context.js';
 import { CommandExit, EXIT } from '../errors.js';
 import type { FormatName } from '../lint/formats/index.js';
+import type { NewEventOptions } from '../record/event-new.js';
 import type { CliIo } from '../main.js';
 import { toolVersion } from '../version.js';
 import { clientAction, withCommonOptions } from './common.js';
@@ -9,16 +10,9 @@ import { clientAction, withCommonOptions } from './common.js';
 const FORMAT_NAMES: FormatName[] = ['stylish', 'json', 'sarif', 'junit', 'github'];
 const integer = (raw: string) => Number(raw);
 
-interface NewOptions {
+interface NewOptions extends NewEventOptions {
   profile?: string;
   json?: boolean;
-  type: string;
-  details?: string;
-  time?: string;
-  location?: string;
-  priority?: number;
-  state?: string;
-  title?: string;
 }
 
 export function registerEventsCommands(program: Command, io: CliIo): void {
