@@ -24,7 +24,7 @@ export function applyEventFilter(query: Knex.QueryBuilder, filter: EventListFilt
         .orWhereRaw("lower(events.event_type) LIKE ? ESCAPE '\\'", [pattern])
         .orWhere('events.serial_number', serial)
         .orWhereExists((sub) =>
-          sub.select(sub.client.raw('1')).from('event_notes').whereRaw('event_notes.event_id = events.id').andWhereRaw("lower(event_notes.text) LIKE ? ESCAPE '\\'", [pattern]),
+          sub.select(sub.client.raw('1')).from('event_notes').whereRaw('event_notes.tenant_id = events.tenant_id AND event_notes.event_id = events.id').andWhereRaw("lower(event_notes.text) LIKE ? ESCAPE '\\'", [pattern]),
         ),
     );
   }

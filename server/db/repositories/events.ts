@@ -90,7 +90,7 @@ export class KnexEventRepository implements EventRepository {
     // NOTE: SQLite enforces ON DELETE CASCADE only with foreign keys on; delete the children
     // explicitly so both dialects behave the same whatever the pragma.
     for (const table of ['event_updates', 'event_notes', 'event_files', 'camera_trap_images']) await this.db(table).where({ tenant_id: tenantId, event_id: id }).delete();
-    await this.db('segment_events').where({ event_id: id }).whereIn('event_id', this.db('events').select('id').where({ tenant_id: tenantId, id })).delete();
+    await this.db('segment_events').where({ tenant_id: tenantId, event_id: id }).delete();
     return Number(await this.db('events').where({ tenant_id: tenantId, id }).delete()) === 1;
   }
 
