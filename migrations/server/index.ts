@@ -10,6 +10,7 @@ import * as siteMaps from './20261123_0402_site_maps.js';
 import * as eventsFamily from './20261123_0501_events_family.js';
 import * as offlinePull from './20261123_0601_offline_pull.js';
 import * as patrolSerials from './20261123_0701_patrol_serials.js';
+import * as patrolChildIds from './20261123_0801_patrol_child_ids.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -27,4 +28,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261123_0501_events_family', migration: eventsFamily },
   { name: '20261123_0601_offline_pull', migration: offlinePull },
   { name: '20261123_0701_patrol_serials', migration: patrolSerials },
+  { name: '20261123_0801_patrol_child_ids', migration: patrolChildIds },
 ];

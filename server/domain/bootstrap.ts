@@ -54,7 +54,8 @@ export async function bootstrapEmptyDatabase(
         secretHash: null,
         grantTypes: CLI_GRANTS,
         redirectUris: CLI_REDIRECT_URIS,
-        profile: null,
+        // The CLI reads the fieldops shapes whatever FIELDOPS_API_PROFILE says.
+        profile: 'fieldops',
         createdAt: now,
       });
     });

@@ -51,4 +51,27 @@ t.test(`ids of patrols, segments and events are per tenant (${dialect})`, async 
   t.equal((await s.json(`${P}/${patrolId}`, { token: north })).body.title, 'North', "a write in one tenant leaves the other's object alone");
   const listed = await s.json(`${P}?filter=${encodeURIComponent(JSON.stringify({ text: 'North' }))}`, { token: north });
   t.equal(listed.body.count, 1);
+
+  // Notes and files of a patrol take client ids too: per tenant as well (migration 0801).
+  const noteId = randomUUID();
+  const fileId = randomUUID();
+  const note = (token: string) => s.json(`${P}/${patrolId}/notes`, send('POST', { id: noteId, text: 'Gate locked' }, token));
+  const file = (token: string) => {
+    const form = new FormData();
+    form.append('filecontent.file', new Blob([Buffer.from('field notes')]), 'notes.txt');
+    form.append('id', fileId);
+    return s.json(`${P}/${patrolId}/files`, { method: 'POST', body: form, token });
+  };
+  t.same([(await note(north)).status, (await file(north)).status], [201, 201], 'north: a note and a file with client ids');
+  t.same([(await note(south)).status, (await file(south)).status], [201, 201], "south reuses north's note and file ids: created, not 409");
+  t.same([(await note(north)).status, (await file(north)).status], [409, 409], 'north reusing its own: 409');
+
+  // The same id in two tenants: what one tenant does to its event never reaches the other's.
+  t.equal((await s.json(`/api/v1.0/activity/event/${eventId}/notes`, send('POST', { text: 'Snare wire by the culvert' }, north))).status, 201);
+  const byNote = (token: string) => s.json(`${E}?filter=${encodeURIComponent(JSON.stringify({ text: 'culvert' }))}`, { token });
+  t.same((await byNote(north)).body.results.map((e: { title: string }) => e.title), ['North'], "north finds its event by its note's text");
+  t.same((await byNote(south)).body.results, [], "south's event of the same id is not found by north's note");
+  t.equal((await s.json(`/api/v1.0/activity/event/${eventId}`, { method: 'DELETE', token: north })).status, 204, 'north deletes its event');
+  const southLinked = await s.json(`${P}/segments/${segmentId}/events`, { token: south });
+  t.same(southLinked.body.results.map((e: { title: string }) => e.title), ['South'], "south's segment still lists its event after north deleted the same id");
 });
