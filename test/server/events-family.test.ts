@@ -116,4 +116,27 @@ t.test(`events family: original paths, fields, ETag and If-Match, filters (${dia
     const serials = sorted.results.map((event: { serial_number: number }) => event.serial_number);
     t.same(serials, [...serials].sort((a: number, b: number) => a - b), 'sort_by=serial_number');
   });
+
+  await t.test('a PATCH whose details were checked on a row that changed meanwhile re-checks: no update is lost', async (t) => {
+    const created = await post({ title: 'Race', event_details: { count: 2 } });
+    const events = s.server.runtime.services.events as unknown as { checkDetails: (...args: unknown[]) => Promise<unknown> };
+    const check = events.checkDetails.bind(events);
+    let interleave = true;
+    // Deterministic interleaving: while A's details are being checked, B changes the details.
+    events.checkDetails = async (...args: unknown[]) => {
+      const result = await check(...args);
+      if (interleave) {
+        interleave = false;
+        const other = await s.json(`${ONE}/${created.body.id}`, send('PATCH', { event_details: { count: 5 } }, token));
+        t.equal(other.status, 200, 'B changes the details');
+      }
+      return result;
+    };
+    t.teardown(() => { events.checkDetails = check; });
+    const changed = await s.json(`${ONE}/${created.body.id}`, send('PATCH', { event_type: 'incident' }, token));
+    t.equal(changed.status, 200, JSON.stringify(changed.body));
+    const final = (await s.json(`${ONE}/${created.body.id}`, { token })).body;
+    t.equal(final.event_type, 'incident', "A's type change is applied");
+    t.same(final.event_details, { count: 5 }, "B's details are kept, not overwritten by the details A read before");
+  });
 });

@@ -9,7 +9,7 @@ import type { ActivityEvent, User } from '../model.js';
 import type { Repositories, Store } from '../ports.js';
 import { EventDetailsChecker, type ResolvedEventType } from './details.js';
 import { type EventListQuery, readEventListQuery } from './filters.js';
-import { readEventBody } from './input.js';
+import { type EventInput, readEventBody } from './input.js';
 import type { EventListFilter, EventRecord, EventView } from './model.js';
 import { loadEventViews } from './views.js';
 import { EventNoteService } from './notes.js';
@@ -101,19 +101,32 @@ export class EventService {
 
   async update(ctx: RequestContext, id: string, body: unknown, ifMatch?: IfMatch): Promise<EventView> {
     const principal = requirePermission(ctx, 'change_event');
+    const input = readEventBody(body, 'patch');
+    // The details are checked outside the transaction (rendering reads the database) against the
+    // row as read then. When the row moved before the write, the check is redone on the new row
+    // (three tries, then 412), so a concurrent change of type or details is never overwritten.
+    for (let attempt = 1; ; attempt++) {
+      const updated = await this.updateOnce(principal, id, input, ifMatch, attempt < 3);
+      if (updated) return updated;
+    }
+  }
+
+  /** One try of `update`; null when the details were checked on a row that changed since (and `mayRetry`). */
+  private async updateOnce(principal: Principal, id: string, input: EventInput, ifMatch: IfMatch | undefined, mayRetry: boolean): Promise<EventView | null> {
     const { tenantId } = principal;
     const current = await this.find(this.deps.store.repos, tenantId, id);
-    const input = readEventBody(body, 'patch');
     if (input.id && input.id !== current.id) throw InputError.field('id', 'mismatch', 'The body id differs from the URL.', ['Leave id out, or send the same one.']);
     const detailsChanged = input.eventDetails !== undefined || (input.eventType !== undefined && input.eventType !== current.eventType);
     const eventType = input.eventType ?? current.eventType;
     const details = input.eventDetails ?? current.eventDetails;
-    // The details are checked outside the transaction (rendering reads the database); the
-    // fields are applied to the row as it is inside it, so no update is lost.
     const type = detailsChanged ? await this.checkDetails(tenantId, eventType, details) : null;
     return this.deps.store.transaction(async (repos) => {
       const fresh = await this.find(repos, tenantId, id);
       if (ifMatch && !ifMatch(eventEtag(fresh))) throw new PreconditionFailedError('The event has changed since that ETag (If-Match).');
+      if (type && fresh.revision !== current.revision) {
+        if (mayRetry) return null;
+        throw new PreconditionFailedError('The event kept changing while its details were checked; read it again.');
+      }
       const now = this.deps.clock.now();
       const next: ActivityEvent = {
         ...fresh,
