@@ -27,7 +27,6 @@ import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
 import { validateRequest } from './http/middleware/validate.js';
 import { presentProfile } from './http/presentation/middleware.js';
-import { acceptEchoedFields } from './http/presentation/echoed.js';
 import { publishChanges } from './http/realtime/publish.js';
 import type { RealtimeHub } from './http/realtime/hub.js';
 import type { ResponseChecker } from './http/openapi/response-check.js';
@@ -98,8 +97,6 @@ export function createApp(services: Services): Koa<AppState> {
     const steps: Middleware[] = [(ctx, next) => ((ctx.state.routeName = route.name), next())];
     if (route.authenticate) steps.push(auth);
     if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
-    const echoed = acceptEchoedFields(route.name, services.apiProfile);
-    if (echoed) steps.push(echoed);
     const validate = validateRequest(route, ajv, { onBatchRejected });
     if (validate) steps.push(validate);
     steps.push(async (ctx) => route.handler(ctx));

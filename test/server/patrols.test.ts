@@ -46,7 +46,7 @@ t.test(`patrols, segments, notes, automatic done (${dialect})`, async (t) => {
     });
     t.equal(bad.status, 400);
     t.ok(bad.body.title && bad.body.priority && bad.body.state, 'patrol fields');
-    t.ok(bad.body['patrol_segments[0].patrol'], 'nested segments must not carry patrol');
+    t.notOk(bad.body['patrol_segments[0].patrol'], "a nested segment's patrol is read-only as served (CONTRACT §11): ignored");
     t.ok(bad.body['patrol_segments[0].start_location'], 'latitude out of range');
     const types = await post({ patrol_segments: [{ patrol_type: 'no_such_type', leader: { content_type: 'accounts.user', id: '00000000-0000-4000-8000-000000000000' }, scheduled_start: at(3), scheduled_end: at(1), time_range: { start_time: at(2), end_time: at(1) } }] });
     t.equal(types.status, 400);

@@ -30,7 +30,9 @@ export interface PatrolInput {
 }
 
 const SEGMENT_FIELDS = ['id', 'patrol', 'patrol_type', 'leader', 'scheduled_start', 'scheduled_end', 'time_range', 'start_location', 'end_location'];
-const SEGMENT_READ_ONLY = ['image_url', 'icon_id', 'events', 'updates'];
+// Served fields the original clients send back (CONTRACT §11): accepted and ignored. On a nested
+// segment `patrol` is one of them (it can only be the patrol being written).
+const SEGMENT_READ_ONLY = ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at'];
 const MAX_SEGMENTS = 100;
 const MAX_TEXT = 10_000;
 
@@ -100,7 +102,6 @@ function readSegmentInto(reader: BodyReader, value: unknown, prefix: string, mod
   for (const key of Object.keys(body)) {
     if (!SEGMENT_FIELDS.includes(key) && !SEGMENT_READ_ONLY.includes(key)) reader.add(at(key), { code: 'unknown_field', message: `Unknown field "${key}".`, hints: [`Segment fields: ${SEGMENT_FIELDS.join(', ')}.`] });
   }
-  if (mode === 'nested' && has('patrol')) reader.add(at('patrol'), { code: 'not_allowed', message: 'A nested segment must not carry patrol.', hints: ['The patrol is the one being written; remove the key.'] });
   const segment: SegmentInput = {};
   if (has('id')) segment.id = uuidAt(reader, body.id, at('id'));
   if (mode === 'standalone' && has('patrol')) segment.patrol = uuidAt(reader, body.patrol, at('patrol'));

@@ -81,7 +81,7 @@ function segmentBody(nested: boolean, required: string[] = []): JSONSchema {
   const properties: Record<string, JSONSchema> = {
     id: { type: 'string', format: 'uuid', description: 'Client-supplied on create; on a nested segment, names the one to update.', 'x-error-code': 'invalid' },
     patrol: nested
-      ? { description: 'Not allowed on a nested segment.', not: {}, 'x-error-code': 'not_allowed' }
+      ? readOnly('The patrol being written, as served; ignored.')
       : { type: 'string', format: 'uuid', description: 'The patrol (required on create).', 'x-error-code': 'invalid' },
     patrol_type: { type: ['string', 'null'], maxLength: 100, description: 'A patrol type\'s value; unknown is 400.', 'x-error-code': 'invalid_type' },
     leader: leaderInput,
@@ -91,7 +91,7 @@ function segmentBody(nested: boolean, required: string[] = []): JSONSchema {
     start_location: locationInput,
     end_location: locationInput,
   };
-  for (const name of ['image_url', 'icon_id', 'events', 'updates']) properties[name] = readOnly();
+  for (const name of ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at']) properties[name] = readOnly();
   return object(properties, required, nested ? { 'x-error-codes': { type: 'invalid_type' } } : {});
 }
 
