@@ -4,9 +4,18 @@
  */
 import { failure, type ClientFailure } from './errors.js';
 import { bodyText, header, type TransportResponse } from './http.js';
+import { safeText } from './safe-text.js';
 
+/**
+ * The server's explanation of an error, as one line of text without control characters: it is
+ * printed on terminals and stored (outbox reasons), so a server cannot write escape sequences.
+ */
 export function describeErrorBody(response: TransportResponse): string | undefined {
-  const text = bodyText(response);
+  const described = describe(bodyText(response));
+  return described === undefined ? undefined : safeText(described) || undefined;
+}
+
+function describe(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as Record<string, any>;
     if (typeof body.error_description === 'string') return body.error_description;

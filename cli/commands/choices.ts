@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { connect, printJson } from '../context.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import type { CliIo } from '../main.js';
-import { safeText } from '../output/safe-text.js';
+import { safeText } from '../../sync/safe-text.js';
 import { clientAction, withCommonOptions } from './common.js';
 
 /** At most this many records per file: one request each, so a mistake cannot flood the server. */

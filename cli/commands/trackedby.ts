@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { openMirror, printJson } from '../context.js';
 import type { CliIo } from '../main.js';
-import { safeText } from '../output/safe-text.js';
+import { safeText } from '../../sync/safe-text.js';
 import { formatTable } from '../output/table.js';
 import { clientAction, withCommonOptions } from './common.js';
 

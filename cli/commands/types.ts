@@ -3,7 +3,7 @@ import type { ChoiceShape } from '../../schema/index.js';
 import { openMirror, printJson, type CommandContext } from '../context.js';
 import type { CliIo } from '../main.js';
 import type { TypeKind } from '../offline/types.js';
-import { safeText } from '../output/safe-text.js';
+import { safeText } from '../../sync/safe-text.js';
 import { formatTable } from '../output/table.js';
 import { clientAction, withCommonOptions } from './common.js';
 

@@ -6,7 +6,7 @@ import type { MigrateOptions } from '../commands/migrate.js';
 import { connect, openMirror, printJson, type CommandContext } from '../context.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import { displayPath } from '../output/paths.js';
-import { safeText } from '../output/safe-text.js';
+import { safeText } from '../../sync/safe-text.js';
 import { insideDir, uniqueSlugs } from '../output/safe-names.js';
 import { migrateFiles, type OfflineMigration } from './offline.js';
 import { migrateRemote, type RemoteIssue, type RemoteMigration } from './remote.js';

@@ -14,7 +14,8 @@ import { repoRoot, runCli } from '../helpers/cli.js';
 import { cliEnv } from '../helpers/cli-env.js';
 import { startTestServer } from '../helpers/server.js';
 import { insideDir, slug, uniqueSlugs } from '../../cli/output/safe-names.js';
-import { safeText } from '../../cli/output/safe-text.js';
+import { safeText } from '../../sync/safe-text.js';
+import { describeErrorBody } from '../../sync/http-errors.js';
 import { expectedDuration } from '../../cli/commands/replay.js';
 
 const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
@@ -70,6 +71,11 @@ t.test('file names from a server are slugs inside --out; server text loses contr
   t.throws(() => insideDir('/tmp/out', '../x.json'), /not a plain file name/);
   t.equal(insideDir('/tmp/out', 'x.json'), '/tmp/out/x.json');
   t.equal(safeText('Evil\u001b]0;owned\u0007\u001b[2J type\r\n\u009b31m'), 'Evil]0;owned[2J type31m');
+  // Error text from a server reaches terminals and the outbox's stored reasons: sanitised once, where it enters.
+  const answer = (body: string) => ({ status: 400, headers: {}, body: new TextEncoder().encode(body) });
+  t.equal(describeErrorBody(answer(JSON.stringify({ status: { detail: 'bad\u001b]0;owned\u0007 input' } }))), 'bad]0;owned input');
+  t.equal(describeErrorBody(answer('plain \u001b[2Jtext')), 'plain [2Jtext');
+  t.equal(describeErrorBody(answer(JSON.stringify({ status: { detail: '\u001b\u0007' } }))), undefined, 'nothing printable left: no detail');
 
   // A hostile server answering the migrate endpoint with names that climb out of --out.
   const hostile = http.createServer((req, res) => {
