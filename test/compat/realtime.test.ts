@@ -58,4 +58,16 @@ t.test(`realtime: socket.io pushes events to the sessions allowed to see them ($
   t.equal(bad.status, 401, 'a bad token is refused');
   await settle();
   t.notOk(bad.socket.connected, 'and disconnected');
+
+  // A token revoked after the session was authorised ends it: no more changes, socket closed.
+  const revokedToken = (await s.login('watcher', PASSWORD)).access_token;
+  const revoked = await session(t, s, revokedToken);
+  t.equal(revoked.status, 200);
+  const revoke = await s.request('/oauth2/revoke_token/', { method: 'POST', body: new URLSearchParams({ token: revokedToken, client_id: 'fieldops-cli' }) });
+  t.equal(revoke.status, 200, 'revoked');
+  t.equal((await s.json(E, send('POST', { event_type: 'sighting', event_details: {} }, adminToken))).status, 201);
+  await settle();
+  t.same(revoked.received.filter(([type]) => type.endsWith('_event')), [], 'a revoked token receives nothing');
+  t.notOk(revoked.socket.connected, 'and its session is closed');
+  t.equal(watcher.received.filter(([type]) => type === 'new_event').length, 2, 'a session whose token is valid still receives');
 });

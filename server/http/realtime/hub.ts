@@ -4,8 +4,16 @@ import type { Permission } from '../../domain/permissions.js';
 
 /** One connected, authorised realtime session (a socket of the web app). */
 export interface RealtimeSession {
-  principal: Principal;
+  /** The tenant of the session's token (fixed for the token's life). */
+  tenantId: string;
+  /**
+   * The session's principal now, from its token: null when the token has expired or was revoked
+   * since (or its user deactivated). Permissions are the current ones.
+   */
+  authorize(): Promise<Principal | null>;
   send(type: string, payload: Record<string, unknown>): void;
+  /** Ends the session (its token is no longer valid). */
+  close(): void;
 }
 
 /** What a kind of change is called on the channel and who may see it. */
@@ -16,16 +24,20 @@ const KINDS = {
 
 export type RealtimeKind = keyof typeof KINDS;
 
+type Entry = RealtimeSession & { mids: Map<string, number>; queue: Promise<void> };
+
 /**
  * Fan-out of changes to the realtime sessions allowed to see them: same tenant, and the view
- * permission of the kind (checked per session, as the REST reads check it). Each session numbers
- * its messages per type (`mid`), as the web app expects them in sequence.
+ * permission of the kind. Each delivery re-resolves the session's token (the same cached check
+ * as a REST call), so a revoked or expired token, or a removed permission, stops the messages
+ * as it stops REST reads, and the session is closed. Deliveries to one session run in order and
+ * number its messages per type (`mid`), as the web app expects them in sequence.
  */
 export class RealtimeHub {
-  private readonly sessions = new Set<RealtimeSession & { mids: Map<string, number> }>();
+  private readonly sessions = new Set<Entry>();
 
   add(session: RealtimeSession): () => void {
-    const entry = { ...session, mids: new Map<string, number>() };
+    const entry: Entry = { ...session, mids: new Map<string, number>(), queue: Promise.resolve() };
     this.sessions.add(entry);
     return () => this.sessions.delete(entry);
   }
@@ -35,13 +47,25 @@ export class RealtimeHub {
   }
 
   publish(tenantId: string, kind: RealtimeKind, change: 'created' | 'updated', data: Record<string, unknown>): void {
-    const spec = KINDS[kind];
-    const type = spec[change];
     for (const session of this.sessions) {
-      if (session.principal.tenantId !== tenantId || !hasPermission(session.principal, spec.permission)) continue;
-      const mid = (session.mids.get(type) ?? 0) + 1;
-      session.mids.set(type, mid);
-      session.send(type, { type, mid, [spec.id]: data.id, [spec.data]: data, matches_current_filter: true, count: 1 });
+      if (session.tenantId !== tenantId) continue;
+      session.queue = session.queue.then(() => this.deliver(session, kind, change, data));
     }
+  }
+
+  private async deliver(session: Entry, kind: RealtimeKind, change: 'created' | 'updated', data: Record<string, unknown>): Promise<void> {
+    const spec = KINDS[kind];
+    const principal = await session.authorize().catch(() => null);
+    if (!this.sessions.has(session)) return;
+    if (!principal) {
+      this.sessions.delete(session);
+      session.close();
+      return;
+    }
+    if (!hasPermission(principal, spec.permission)) return;
+    const type = spec[change];
+    const mid = (session.mids.get(type) ?? 0) + 1;
+    session.mids.set(type, mid);
+    session.send(type, { type, mid, [spec.id]: data.id, [spec.data]: data, matches_current_filter: true, count: 1 });
   }
 }

@@ -11,7 +11,9 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
  * The web app's realtime channel (socket.io at `/socket.io`, on the API's server and port).
  * A socket is authorised by the access token it sends in its `authorization` message (the
  * same check as a REST call: `resp_authorization` 200, or 401 and disconnect); only then does
- * it receive the changes its principal may see. `echo` is answered with `echo_resp`.
+ * it receive the changes its principal may see, for as long as the token stays valid (checked
+ * at each delivery: a revoked or expired token ends the session). `echo` is answered with
+ * `echo_resp`.
  */
 export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; hub: RealtimeHub; logger: Logger }): { close(): Promise<void> } {
   const io = new Server(server, { path: '/socket.io', serveClient: false, maxHttpBufferSize: MAX_MESSAGE_BYTES, cors: { origin: false } });
@@ -24,7 +26,12 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
         if (!token) throw new Error('no token');
         const principal = await deps.oauth.authenticateBearer(token, undefined);
         remove?.();
-        remove = deps.hub.add({ principal, send: (type, payload) => void socket.emit(type, payload) });
+        remove = deps.hub.add({
+          tenantId: principal.tenantId,
+          authorize: () => deps.oauth.authenticateBearer(token, undefined),
+          send: (type, payload) => void socket.emit(type, payload),
+          close: () => void socket.disconnect(true),
+        });
         socket.emit('resp_authorization', { status: { code: 200, message: 'OK' } });
       } catch {
         socket.emit('resp_authorization', { status: { code: 401, message: 'Unauthorized' } });
