@@ -62,9 +62,8 @@ export class OutboxStore {
           id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
           batch_key: e.batchKey ?? null, status: 'pending', source: e.source ?? null, recorded_at: recordedAt,
         }));
-        const before = await count(trx);
-        await trx('outbox').insert(rows).onConflict('id').ignore();
-        added += (await count(trx)) - before;
+        const inserted = await trx('outbox').insert(rows).onConflict('id').ignore().returning('id');
+        added += inserted.length;
       }
       return added;
     });
@@ -137,11 +136,6 @@ export class OutboxStore {
   async dependents(id: string): Promise<OutboxEntry[]> {
     return (await this.knex<Row>('outbox').where({ depends_on: id }).orderBy('seq')).map(toEntry);
   }
-}
-
-async function count(trx: Knex.Transaction): Promise<number> {
-  const row = (await trx('outbox').count({ n: '*' }).first()) as { n: number | string };
-  return Number(row.n);
 }
 
 export type { OutboxEntry };
