@@ -89,8 +89,14 @@ t.test(`every route answers as /api/openapi.json describes (${dialect})`, async 
     t.ok(response.status < 500, `${route.method} ${route.name}: ${response.status}`);
     const etag = response.headers.get('etag');
     if (route.method === 'GET' && etag && response.status === 200) {
-      const revalidated = await s.request(url, { token, headers: { 'If-None-Match': etag } });
-      t.equal(revalidated.status, 304, `${route.name}: revalidated`);
+      const responses = (route.schema?.responses ?? {}) as Record<number, { headers?: Record<string, string> }>;
+      if (304 in responses) {
+        const revalidated = await s.request(url, { token, headers: { 'If-None-Match': etag } });
+        t.equal(revalidated.status, 304, `${route.name}: revalidated`);
+      } else {
+        // A tag that is not a cache validator (the patrol's version for If-Match) is documented as such.
+        t.ok(responses[200]?.headers?.ETag, `${route.name}: an ETag without 304 is documented on its 200`);
+      }
     }
   }
   const checker = services.responseCheck!;

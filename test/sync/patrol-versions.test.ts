@@ -23,10 +23,10 @@ t.test(`patrol versions and incremental lists (${dialect})`, async (t) => {
   const tag = created.headers.get('etag')!;
   t.match(tag, /^"p[A-Za-z0-9_-]+"$/, 'a strong ETag on the created patrol');
 
-  await t.test('GET carries the ETag and revalidates; the list has no validators (rule 8)', async (t) => {
+  await t.test('GET carries the version ETag, never a 304; the list has no validators (rule 8)', async (t) => {
     const one = await s.request(`${P}/${id}`, { token });
     t.equal(one.headers.get('etag'), tag);
-    t.equal((await s.request(`${P}/${id}`, { token, headers: { 'If-None-Match': tag } })).status, 304);
+    t.equal((await s.request(`${P}/${id}`, { token, headers: { 'If-None-Match': tag } })).status, 200, 'the version tag is not a cache validator');
     t.equal((await s.request(P, { token })).headers.get('etag'), null, 'no validators on the list');
   });
 
@@ -52,6 +52,9 @@ t.test(`patrol versions and incremental lists (${dialect})`, async (t) => {
     t.equal((await s.json(`${P}/${id}/files`, { method: 'POST', body: form2, token })).status, 409, 'a repeated file id is 409');
 
     t.equal((await s.request(`${P}/${id}`, { token })).headers.get('etag'), tag, 'notes and files leave the version alone');
+    const revalidated = await s.json(`${P}/${id}`, { token, headers: { 'If-None-Match': tag } });
+    t.equal(revalidated.status, 200, 'so If-None-Match with that tag gets the patrol, not a 304 that would hide the new note');
+    t.same(revalidated.body.notes.map((n: { id: string }) => n.id), [noteId]);
     clock.advance(1000);
     const end = { patrol_segments: [{ id: segment, time_range: { start_time: '2026-11-20T11:00:00+00:00', end_time: '2026-11-20T12:00:00+00:00' } }] };
     const patched = await s.json(`${P}/${id}`, { ...send('PATCH', end, token), headers: { 'Content-Type': 'application/json', 'If-Match': tag } });

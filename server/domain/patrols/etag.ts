@@ -4,8 +4,9 @@
  * not make an offline "end this patrol" stale. It is served on the patrol detail and on write
  * answers, and checked by `If-Match` on PATCH/PUT inside the write's transaction.
  * NOTE: specification rule 8 lists patrols among the resources without validators; issue 16 asks
- * for this one (the patrol detail only; lists, segments and notes still carry none). As every
- * ETag of the service, it also answers If-None-Match with 304.
+ * for this one (the patrol detail only; lists, segments and notes still carry none). Unlike the
+ * service's cache validators it never answers If-None-Match with 304: notes and files are in the
+ * representation but not in the version, so a 304 could hide them.
  */
 import { createHash } from 'node:crypto';
 import type { Patrol, PatrolSegment, PatrolView } from './model.js';

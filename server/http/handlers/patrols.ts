@@ -3,7 +3,7 @@ import { readPatrolFilter } from '../../domain/patrols/filters.js';
 import type { PatrolNoteService } from '../../domain/patrols/notes.js';
 import type { PatrolView } from '../../domain/patrols/model.js';
 import type { PatrolService } from '../../domain/patrols/service.js';
-import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
+import { ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentNote, presentPatrol, presentSegment } from '../presenters-patrols.js';
 import { queryBoolean, queryString, requestOrigin } from '../query.js';
@@ -12,7 +12,7 @@ import { requestContext, type AppContext } from '../state.js';
 /**
  * Patrols, segments and notes. No validators on lists, segments or notes (specification rule 8);
  * one patrol carries an ETag (issue 16, for `If-Match` on PATCH/PUT; see domain/patrols/etag.ts),
- * which a GET revalidates like any other ETag.
+ * never a 304 (the tag does not cover notes and files).
  */
 export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNoteService; trustProxy: boolean }) {
   const { patrols, notes } = deps;
@@ -32,10 +32,9 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentPatrol(view, origin(ctx))), deps.trustProxy);
     },
     async get(ctx: AppContext) {
-      const view = await patrols.get(requestContext(ctx), param(ctx, 'id'));
-      // An ETag answers If-None-Match like every other one (NOTE: the view is loaded first: the tag is its content's).
-      if (answerConditionally(ctx, { etag: patrolViewEtag(view) })) return;
-      one(ctx, view);
+      // NOTE: no 304 here. The ETag is the patrol's version for If-Match (its fields and segments);
+      // notes and files do not move it, so it cannot vouch for the representation (rule 8).
+      one(ctx, await patrols.get(requestContext(ctx), param(ctx, 'id')));
     },
     async create(ctx: AppContext) {
       ctx.status = 201;

@@ -1,6 +1,6 @@
 import {
   AUTH_ERRORS, array, latLon, created, dateTime, errors, nullable, nullableDateTime, object, ok, page, pageParams, priority, queryBoolean, queryDateTime, queryParams,
-  notModified, readErrors, readOnly, str, uuid, writeErrors,
+  readErrors, readOnly, str, uuid, writeErrors,
 } from './common.js';
 import { subject } from './choices.js';
 import { type JSONSchema, type RouteSchema, named } from './types.js';
@@ -138,7 +138,11 @@ export const patrolSchemas = {
     responses: { 200: ok(page(patrol)), ...errors(400, ...AUTH_ERRORS, 404) },
   },
   create: { summary: 'Create a patrol (with nested segments and notes)', tags: [tag], body: { kind: 'json', schema: patrolBody }, responses: { 201: created(patrol), ...writeErrors(), ...errors(409) } },
-  get: { summary: 'One patrol', description: 'Carries an `ETag` (for `If-Match` on PATCH/PUT; `If-None-Match` gives 304).', tags: [tag], params: patrolId, responses: { 200: ok(patrol), 304: notModified, ...readErrors() } },
+  get: {
+    summary: 'One patrol',
+    description: 'Carries an `ETag`: the patrol\'s version (its fields and segments) for `If-Match` on PATCH/PUT. Not a cache validator (specification rule 8): notes and files do not move it, so `If-None-Match` is not answered with 304.',
+    tags: [tag], params: patrolId, responses: { 200: { ...ok(patrol), headers: { ETag: 'The patrol\'s version, for If-Match.' } }, ...readErrors() },
+  },
   replace: { summary: 'Update a patrol (fields left out stay as they are)', description: 'With `If-Match`, 412 unless it names the patrol\'s current ETag.', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
   patch: { summary: 'Update a patrol', description: 'With `If-Match`, 412 unless it names the patrol\'s current ETag.', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
 
