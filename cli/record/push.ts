@@ -2,7 +2,7 @@
  * Pushing the outbox from the CLI: under the mirror's push lock, after checking the mirror is
  * the logged-in server's. Shared by `fieldops push` and `fieldops sync`.
  */
-import { withFileLock } from '../../sync/outbox/lock.js';
+import { withFileLock } from '../../sync/file-lock.js';
 import { runPush, type PushEvent, type PushReport } from '../../sync/push/run-push.js';
 import type { Connection, CommandContext } from '../context.js';
 import { UserFacingError } from '../errors.js';
@@ -15,6 +15,8 @@ export async function pushOutbox(ctx: CommandContext, connection: Connection, st
     throw new UserFacingError(`the mirror holds records for ${meta.server}, not ${connection.session.server}`, 'log in to the server the records were made for, or use another --profile');
   }
   return withFileLock(`${stores.file}.push.lock`, () => runPush({ transport: connection.transport, server: connection.session.server, outbox: stores.outbox, onEvent }), {
+    waitMs: 120_000,
+    busy: { message: `another fieldops push holds ${stores.file}.push.lock`, hint: 'wait for it to finish, or delete the lock file if no fieldops is running' },
     onWait: () => ctx.info('another fieldops push of this mirror is running; waiting for it to finish'),
   });
 }

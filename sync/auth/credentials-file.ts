@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { failure } from '../errors.js';
+import { withFileLock } from '../file-lock.js';
 
 export interface StoredProfile {
   server: string;
@@ -72,15 +73,14 @@ export class CredentialsFile {
 
   /** Reads, lets `change` edit, writes; all under the lock. `change` may do I/O (a token refresh). */
   async update<T>(change: (data: CredentialsData) => Promise<T> | T): Promise<T> {
-    await this.lock();
-    try {
+    await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    const busy = { message: `${this.lockPath} is held by another fieldops process`, hint: 'wait for it to finish, or delete the lock file if no fieldops is running' };
+    return withFileLock(this.lockPath, async () => {
       const data = await this.read();
       const result = await change(data);
       await this.write(data);
       return result;
-    } finally {
-      await fs.promises.rm(this.lockPath, { force: true });
-    }
+    }, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS, busy });
   }
 
   private async write(data: CredentialsData): Promise<void> {
@@ -94,39 +94,6 @@ export class CredentialsFile {
       await handle.close();
     }
     await fs.promises.rename(temporary, this.path);
-  }
-
-  private async lock(): Promise<void> {
-    await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        await fs.promises.writeFile(this.lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      if (await this.lockIsStale()) {
-        await fs.promises.rm(this.lockPath, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw failure('input', `${this.lockPath} is held by another fieldops process`, 'wait for it to finish, or delete the lock file if no fieldops is running');
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  private async lockIsStale(): Promise<boolean> {
-    try {
-      const [stat, pid] = await Promise.all([fs.promises.stat(this.lockPath), fs.promises.readFile(this.lockPath, 'utf8')]);
-      if (Date.now() - stat.mtimeMs > LOCK_STALE_MS) return true;
-      process.kill(Number(pid), 0);
-      return false;
-    } catch (error) {
-      // ESRCH: the holder died; ENOENT: released meanwhile. Either way, try again.
-      return (error as NodeJS.ErrnoException).code === 'ESRCH' || (error as NodeJS.ErrnoException).code === 'ENOENT';
-    }
   }
 }
 
