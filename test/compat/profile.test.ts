@@ -94,9 +94,13 @@ t.test(`response profiles per OAuth client (${dialect})`, async (t) => {
 t.test(`FIELDOPS_API_PROFILE sets the default profile (${dialect})`, async (t) => {
   const s = await startTestServer(t, { env: { FIELDOPS_API_PROFILE: 'earthranger' } });
   if (!s) return;
-  const token = (await s.login()).access_token;
+  const cli = (await s.login()).access_token;
+  t.same((await s.json(V2, { token: cli })).body, [], "the CLI's own client reads the fieldops shapes whatever the default");
+  await s.server.runtime.admin.createUser({ tenant: 'default', username: 'ranger', password: PASSWORD, superuser: true });
+  await s.server.runtime.admin.createClient({ tenant: 'default', clientId: 'plain', grants: ['password'] });
+  const token = await tokenVia(s, 'plain');
   const body = (await s.json(V2, { token })).body;
   t.same(body, { data: [], status: { code: 200, message: 'OK' } }, 'a client naming no profile answers in the default');
-  await s.server.runtime.admin.setClientProfile('fieldops-cli', 'fieldops');
+  await s.server.runtime.admin.setClientProfile('plain', 'fieldops');
   t.same((await s.json(V2, { token })).body, [], 'a client naming one answers in its own');
 });
