@@ -88,7 +88,8 @@ export interface AuthorizationCodeRecord {
 
 /** The catalogs whose versions drive validators. */
 /** (`patrols` is not a cached catalog: its row serialises serial-number assignment.) */
-export type CatalogName = 'patroltypes' | 'eventtypes' | 'choices' | 'subjects' | 'patrols';
+/** `eventtypes_v1`: v1 event types and event categories (what the v1 types list shows). */
+export type CatalogName = 'patroltypes' | 'eventtypes' | 'eventtypes_v1' | 'choices' | 'subjects' | 'patrols';
 
 export interface CatalogVersion {
   version: number;

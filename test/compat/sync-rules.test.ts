@@ -84,6 +84,13 @@ t.test(`mobile sync rules: ETags of user/me, v1 event types, events/schema, patr
     await moves(V1, r1, () => s.json(`${V1}/fence_patrol_rep`, send('PATCH', { schema: fixtureText('demo/snare_removal_rep.v1.txt') }, adminToken)), 'a v1 schema changes');
     await moves(V1, r1, () => s.json('/api/v2.0/choices', send('POST', { field: 'fencerep_urgency', value: 'high', display: 'High' }, adminToken)), 'a choice is added');
     await moves(V1, r1, () => s.json('/api/v2.0/activity/eventcategories/security', send('PATCH', { display: 'Security & law' }, adminToken)), 'a category changes');
+    await moves(V1, r1, () => s.json('/api/v2.0/activity/eventcategories', send('POST', { value: 'wildlife', display: 'Wildlife' }, adminToken)), 'a category is added');
+    await moves(V1, r1, () => s.json(V1, send('POST', { value: 'snare_removal_rep', display: 'Snare removal', category: 'wildlife', schema: fixtureText('demo/snare_removal_rep.v1.txt') }, adminToken)), 'a v1 type is added');
+    await moves(V1, r1, () => s.json(`${V1}/snare_removal_rep`, send('PATCH', { is_active: false }, adminToken)), 'a v1 type is deactivated');
+    const v1Tag = await tag(s, V1, r1);
+    await s.json(`${PATROL_TYPES}/foot`, send('PATCH', { display: 'Foot' }, adminToken));
+    t.equal(await tag(s, V1, r1), v1Tag, 'v1 event types do not move with a patrol type');
+    t.equal((await s.request(V1, { token: r1, headers: { 'If-None-Match': v1Tag } })).status, 304, 'and revalidate with 304');
     await moves(PATROL_TYPES, r1, () => s.json(`${PATROL_TYPES}/foot`, send('PATCH', { display: 'On foot' }, adminToken)), 'a patrol type changes');
     const schemaTag = await tag(s, SCHEMA, r1);
     await s.json('/api/v2.0/choices', send('POST', { field: 'fencerep_urgency', value: 'medium', display: 'Medium' }, adminToken));

@@ -31,6 +31,7 @@ export class EventCategoryService {
       const now = this.deps.clock.now();
       const category: EventCategory = { id: randomUUID(), tenantId, value: fields.value!, display: fields.display ?? fields.value!, ordernum: fields.ordernum ?? null, isActive: fields.isActive ?? true, createdAt: now, updatedAt: now };
       await repos.eventCategories.insert(category);
+      await repos.catalog.bump(tenantId, 'eventtypes_v1', now);
       return category;
     });
   }
@@ -46,6 +47,7 @@ export class EventCategoryService {
       }
       const next = { ...current, ...presentOnly(fields), updatedAt: this.deps.clock.now() };
       await repos.eventCategories.update(next);
+      await repos.catalog.bump(tenantId, 'eventtypes_v1', next.updatedAt);
       return next;
     });
   }

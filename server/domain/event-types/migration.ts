@@ -77,6 +77,7 @@ export class EventTypeMigrationService {
       ? await this.deps.eventTypes.updateWithin(repos, ctx, existing, { schema } as Partial<EventType>, now)
       : await this.deps.eventTypes.createWithin(repos, ctx, tenantId, { value: v1.value, display: v1.display, defaultPriority: v1.defaultPriority, schema } as Partial<EventType>, now);
     await repos.eventTypesV1.update({ ...v1, migratedTo: saved.id, updatedAt: now });
+    await repos.catalog.bump(tenantId, 'eventtypes_v1', now);
   }
 }
 

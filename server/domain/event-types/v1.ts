@@ -42,6 +42,7 @@ export class EventTypeV1Service {
         migratedTo: null, createdAt: now, updatedAt: now,
       };
       await repos.eventTypesV1.insert(type);
+      await repos.catalog.bump(tenantId, 'eventtypes_v1', now);
       return type;
     });
   }
@@ -56,6 +57,7 @@ export class EventTypeV1Service {
       }
       const next = { ...current, ...presentOnly(fields), updatedAt: this.deps.clock.now() };
       await repos.eventTypesV1.update(next);
+      await repos.catalog.bump(tenantId, 'eventtypes_v1', next.updatedAt);
       return next;
     });
   }

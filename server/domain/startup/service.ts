@@ -28,7 +28,6 @@ export interface V1TypesView {
   categories: Map<string, EventCategory & { permissions: string[] }>;
   /** The caller's actions on events of any category (`create`, `read`, `update`). */
   actions: string[];
-  etag: string;
 }
 
 /**
@@ -93,28 +92,37 @@ export class StartupService {
   }
 
   /**
-   * Active v1 event types with their categories as objects (the caller's actions on each). The
-   * ETag covers every type (its document included), every category, the choices and the
-   * caller's rights: it moves when any schema or choice changes.
+   * The v1 types list's ETag, decided from versions before anything is loaded: the v1 catalog
+   * (types and categories: every write bumps it), the choices the documents are rendered from,
+   * the variant (origin, include_schema) and the caller's actions.
    */
-  async v1EventTypes(ctx: RequestContext, variant: string): Promise<V1TypesView> {
+  async v1EventTypesTag(ctx: RequestContext, variant: string): Promise<string> {
+    const principal = requirePermission(ctx, 'view_eventtype');
+    const { catalog } = this.deps.store.repos;
+    const v1 = await catalog.version(principal.tenantId, 'eventtypes_v1');
+    const choices = await catalog.version(principal.tenantId, 'choices');
+    return strongEtag('v1eventtypes', principal.tenantId, variant, v1.version, choices.version, categoryActions(principal).join(','));
+  }
+
+  /** Active v1 event types with their categories as objects (the caller's actions on each). */
+  async v1EventTypes(ctx: RequestContext): Promise<V1TypesView> {
     const principal = requirePermission(ctx, 'view_eventtype');
     const { repos } = this.deps.store;
-    const [types, categories, choices] = await Promise.all([
-      repos.eventTypesV1.list(principal.tenantId),
-      repos.eventCategories.list(principal.tenantId, true),
-      repos.catalog.version(principal.tenantId, 'choices'),
-    ]);
-    const actions = CATEGORY_ACTIONS.filter(([permission]) => hasPermission(principal, permission)).map(([, action]) => action);
-    const byValue = new Map(categories.map((category) => [category.value, { ...category, permissions: actions }]));
-    const active = types.filter((type) => type.isActive && !type.migratedTo);
-    const etag = strongEtag(
-      'v1eventtypes', principal.tenantId, variant, choices.version, actions.join(','),
-      ...categories.map((c) => `${c.id}:${c.updatedAt}:${c.value}:${c.display}:${c.ordernum}:${c.isActive}`),
-      ...active.map((t) => `${t.id}:${t.updatedAt}:${strongEtag(t.schemaText)}`),
-    );
-    return { types: active, categories: byValue, actions, etag };
+    const types = await repos.eventTypesV1.list(principal.tenantId);
+    const categories = await this.categories(ctx);
+    return { types: types.filter((type) => type.isActive && !type.migratedTo), categories: new Map(categories.map((c) => [c.value, c])), actions: categoryActions(principal) };
   }
+
+  /** Event categories as the v1 clients read them: with the caller's actions on each. */
+  async categories(ctx: RequestContext): Promise<Array<EventCategory & { permissions: string[] }>> {
+    const principal = requirePermission(ctx, 'view_eventtype');
+    const actions = categoryActions(principal);
+    return (await this.deps.store.repos.eventCategories.list(principal.tenantId, true)).map((category) => ({ ...category, permissions: actions }));
+  }
+}
+
+function categoryActions(principal: Principal): string[] {
+  return CATEGORY_ACTIONS.filter(([permission]) => hasPermission(principal, permission)).map(([, action]) => action);
 }
 
 function has(principal: Principal, codename: string): boolean {

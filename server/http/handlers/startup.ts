@@ -94,14 +94,14 @@ export function startupHandlers(deps: { startup: StartupService; v1: EventTypeV1
       ctx.body = body;
     },
     async categories(ctx: AppContext) {
-      const { categories } = await deps.startup.v1EventTypes(requestContext(ctx), 'categories');
-      ctx.body = [...categories.values()].filter((c) => c.isActive).map((c) => ({ id: c.id, value: c.value, display: c.display, ordernum: c.ordernum, is_active: c.isActive, flag: 'user', permissions: c.permissions }));
+      const categories = await deps.startup.categories(requestContext(ctx));
+      ctx.body = categories.filter((c) => c.isActive).map((c) => ({ id: c.id, value: c.value, display: c.display, ordernum: c.ordernum, is_active: c.isActive, flag: 'user', permissions: c.permissions }));
     },
     async v1EventTypes(ctx: AppContext) {
       const includeSchema = queryBoolean(ctx, 'include_schema');
       const origin = requestOrigin(ctx, deps.trustProxy);
-      const view = await deps.startup.v1EventTypes(requestContext(ctx), `${origin} ${includeSchema}`);
-      if (answerConditionally(ctx, { etag: view.etag })) return;
+      if (answerConditionally(ctx, { etag: await deps.startup.v1EventTypesTag(requestContext(ctx), `${origin} ${includeSchema}`) })) return;
+      const view = await deps.startup.v1EventTypes(requestContext(ctx));
       const items = [];
       for (const [index, type] of view.types.entries()) {
         const category = view.categories.get(type.category);
