@@ -6,6 +6,7 @@ import { toFieldIssue } from '../catalog/schema-write.js';
 import type { ChoiceService } from '../choices/service.js';
 import { InputError } from '../errors.js';
 import { activeChoiceLists } from '../event-types/v1.js';
+import type { EventType, EventTypeV1 } from '../model.js';
 import type { Repositories } from '../ports.js';
 
 /** What an event takes from its type: defaults, and whether it is a collection. */
@@ -36,29 +37,34 @@ export class EventDetailsChecker {
   constructor(private readonly choices: ChoiceService) {}
 
   async resolveType(repos: Repositories, tenantId: string, value: string): Promise<ResolvedEventType | null> {
+    return (await this.findType(repos, tenantId, value))?.type ?? null;
+  }
+
+  /** The active type of that value with its stored row (read once per check). */
+  private async findType(repos: Repositories, tenantId: string, value: string): Promise<{ type: ResolvedEventType; v2?: EventType; v1?: EventTypeV1 } | null> {
     if (value.length > 50) return null;
     const v2 = await repos.eventTypes.find(tenantId, value);
     if (v2 && v2.isActive) {
-      return { value: v2.value, display: v2.display, version: 2, defaultPriority: v2.defaultPriority, defaultState: v2.defaultState, isCollection: v2.isCollection, category: v2.category };
+      return { v2, type: { value: v2.value, display: v2.display, version: 2, defaultPriority: v2.defaultPriority, defaultState: v2.defaultState, isCollection: v2.isCollection, category: v2.category } };
     }
     const v1 = await repos.eventTypesV1.find(tenantId, value);
-    if (v1 && v1.isActive) return { value: v1.value, display: v1.display, version: 1, defaultPriority: v1.defaultPriority, defaultState: 'new', isCollection: false, category: v1.category };
+    if (v1 && v1.isActive) return { v1, type: { value: v1.value, display: v1.display, version: 1, defaultPriority: v1.defaultPriority, defaultState: 'new', isCollection: false, category: v1.category } };
     return null;
   }
 
   /** The type (400 when there is no active one of that value) after the details satisfy it. */
   async check(repos: Repositories, tenantId: string, value: string, details: Record<string, unknown>): Promise<ResolvedEventType> {
-    const type = await this.resolveType(repos, tenantId, value);
-    if (!type) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes or /api/v1.0/activity/events/eventtypes.']);
-    const schema = type.version === 2 ? await this.v2Schema(repos, tenantId, type.value) : await this.v1Schema(repos, tenantId, type.value);
+    const found = await this.findType(repos, tenantId, value);
+    if (!found) throw InputError.field('event_type', 'unknown_event_type', `No active event type "${value}".`, ['Use the value of a type from /api/v2.0/activity/eventtypes or /api/v1.0/activity/events/eventtypes.']);
+    const { type } = found;
+    const schema = found.v2 ? await this.v2Schema(tenantId, found.v2) : await this.v1Schema(repos, tenantId, found.v1!);
     if (schema === null) return type;
     const result = this.validatorFor(type.value, schema)(details);
     if (!result.valid) throw new InputError('event_details does not satisfy the event type schema.', { event_details: result.issues.map(toFieldIssue) });
     return type;
   }
 
-  private async v2Schema(repos: Repositories, tenantId: string, value: string): Promise<unknown> {
-    const type = (await repos.eventTypes.find(tenantId, value))!;
+  private async v2Schema(tenantId: string, type: EventType): Promise<unknown> {
     const stored = classifyStoredDocument(type.schema);
     if (!stored.ok || Object.keys(stored.document.json).length === 0) return null;
     const resolver: ChoiceResolver = this.choices.validationResolver(tenantId);
@@ -80,8 +86,7 @@ export class EventDetailsChecker {
   }
 
   /** The rendered v1 `schema` member in 2020-12 terms; null when the type has none. */
-  private async v1Schema(repos: Repositories, tenantId: string, value: string): Promise<unknown> {
-    const type = (await repos.eventTypesV1.find(tenantId, value))!;
+  private async v1Schema(repos: Repositories, tenantId: string, type: EventTypeV1): Promise<unknown> {
     const rendered = renderV1(type.schemaText, await activeChoiceLists(repos, tenantId));
     const schema = rendered.document?.schema;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return null;
