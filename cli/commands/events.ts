@@ -17,7 +17,7 @@ interface NewOptions extends NewEventOptions {
 
 export function registerEventsCommands(program: Command, io: CliIo): void {
   const events = program.command('events').description('record events offline, import datasheets, and read pulled events');
-  registerEventsListCommand(events, io);
+  registerEventStateCommand(events, io);
 
   withCommonOptions(events.command('new').description('record one event offline (queued in the outbox; `fieldops push` sends it)'))
     .requiredOption('--type <value>', 'the v2 event type (from the mirror)')
@@ -97,7 +97,7 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
 }
 
 // NOTE: CliIo carries no stdin; the form reads the process's own terminal.
-export function registerEventsListCommand(events: Command, io: CliIo): void {
+function registerEventStateCommand(events: Command, io: CliIo): void {
   withCommonOptions(events.command('state').description('change an event\'s state offline (sent with If-Match on the version pulled)').argument('<id>', 'the event (an id prefix is enough)').argument('<state>', 'new, active or resolved')).action(
     clientAction(io, async (ctx, _options, [ref, state]) => {
       const [{ openOffline }, { changeEventState }] = await Promise.all([import('../record/open.js'), import('../record/event-state.js')]);

@@ -10,8 +10,8 @@ import type { SiteMap, Store } from '../ports.js';
 
 /** The actions of the original's permission map, by our codename prefix. */
 const ACTIONS = ['add', 'change', 'delete', 'view'] as const;
-/** Areas of the original's permission map and the codename suffix each maps to. */
-const AREAS: Record<string, string> = { patrol: 'patrol', patroltype: 'patroltype', event: 'event', eventtype: 'eventtype', observation: 'observation', subject: 'subject', user: 'user' };
+/** Areas of the original's permission map: each is also our codenames' suffix (`view_patrol`). */
+const AREAS = ['patrol', 'patroltype', 'event', 'eventtype', 'observation', 'subject', 'user'];
 /** A category's actions as the original's category objects name them. */
 const CATEGORY_ACTIONS: Array<[Permission, string]> = [['add_event', 'create'], ['view_event', 'read'], ['change_event', 'update']];
 
@@ -44,8 +44,8 @@ export class StartupService {
     if (!user) throw new NotFoundError('An application has no user record.');
     const categories = await this.deps.store.repos.eventCategories.list(principal.tenantId, false);
     const permissions: Record<string, string[]> = {};
-    for (const [area, suffix] of Object.entries(AREAS)) {
-      const granted = ACTIONS.filter((action) => has(principal, `${action}_${suffix}`));
+    for (const area of AREAS) {
+      const granted = ACTIONS.filter((action) => has(principal, `${action}_${area}`));
       if (granted.length) permissions[area] = granted;
     }
     const eventActions = ACTIONS.filter((action) => has(principal, `${action}_event`));
