@@ -114,20 +114,28 @@ t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t
     const created = ((await saved.json()) as { data: { id: string; serial_number: number } }).data;
     const stored = await s.json(`/api/v1.0/activity/event/${created.id}`, { token: (await s.login()).access_token });
     t.match(stored.body.event_details, { snarerep_count: 4, snarerep_notes: 'North boundary km 12' }, 'with its details');
-    await shot('7-report-saved');
   });
 
-  // NOTE: not yet: after a fresh load the feed still shows no event (its list calls answer 200;
-  // the saved report has no location, and the map-bounded list filters by bbox). Left as a
-  // todo so the run says so instead of passing silently.
-  await t.test('the saved report appears in the feed and opens', { todo: 'the feed does not list the saved report yet' }, async (t) => {
+  // The app adds a saved report to the feed when the realtime channel (socket.io, namespace
+  // `/das`) pushes its `new_event`: no list call is made after the save.
+  await t.test('the saved report appears in the feed at once (realtime new_event)', async (t) => {
+    await page.locator('li:has-text("snare removal rep")').first().waitFor({ timeout: 10000 });
+    await page.getByText('Healthy', { exact: true }).waitFor({ timeout: 10000 });
+    await shot('7-report-saved');
+    t.pass('the feed lists the report and the realtime badge says Healthy');
+  });
+
+  await t.test('after a fresh load the feed lists the report, and it opens with its details', async (t) => {
     await page.goto(origin.url + '/events');
     const item = page.locator('li:has-text("snare removal rep")').first();
-    await item.waitFor({ timeout: 10000 });
+    await item.waitFor({ timeout: 30000 });
     await item.click();
-    await page.waitForSelector('text=North boundary km 12', { timeout: 10000 });
+    const notes = page.locator('#root_snarerep_notes');
+    await notes.waitFor({ timeout: 10000 });
+    t.equal(await notes.inputValue(), 'North boundary km 12', 'its notes');
+    t.equal(await page.locator('#root_snarerep_count').inputValue(), '4', 'its count');
+    await page.getByText('Gin trap', { exact: true }).waitFor({ timeout: 5000 });
     await shot('8-report-opened');
-    t.pass('the saved report opens with its details');
   });
 
   await t.test('no uncaught page error, no 5xx, every 4xx explained', async (t) => {
