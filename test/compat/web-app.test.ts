@@ -18,7 +18,6 @@ const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'web-app');
 const EXPLAINED_4XX: Array<{ pattern: RegExp; status: number; why: string }> = [
   { pattern: /^GET \/api\/v1\.0\/user\/eula/, status: 401, why: 'the login page asks whether a EULA must be accepted before anyone has logged in' },
   { pattern: /^GET \/api\/v1\.0\/subject\/[^/]+\/tracks/, status: 404, why: 'subject tracks are not provided (README, EarthRanger clients: not provided)' },
-  { pattern: /^GET \/socket\.io\/\?EIO=4&transport=polling&t=[^&]+&sid=/, status: 400, why: 'engine.io answers 400 to a poll of a session it has closed; the app opens a new one (the test proxy forwards no WebSocket upgrade)' },
 ];
 
 /**
