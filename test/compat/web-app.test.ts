@@ -55,6 +55,7 @@ t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t
     }
     return route.abort();
   });
+  let callsAtSave = 0;
   const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 
   await t.test('log in and land on the map page', async (t) => {
@@ -106,6 +107,7 @@ t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t
     await page.keyboard.press('Enter');
     await page.fill('#root_snarerep_count', '4');
     await page.fill('#root_snarerep_notes', 'North boundary km 12');
+    callsAtSave = origin.calls.length;
     const response = page.waitForResponse((answer) => answer.url().includes('/api/v1.0/activity/events') && answer.request().method() === 'POST', { timeout: 15000 });
     await page.click('button:has-text("Save")');
     const saved = await response;
@@ -121,7 +123,8 @@ t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t
     await page.locator('li:has-text("snare removal rep")').first().waitFor({ timeout: 10000 });
     await page.getByText('Healthy', { exact: true }).waitFor({ timeout: 10000 });
     await shot('7-report-saved');
-    t.pass('the feed lists the report and the realtime badge says Healthy');
+    const lists = origin.calls.slice(callsAtSave).filter((call) => call.method === 'GET' && call.path.startsWith('/api/v1.0/activity/events?'));
+    t.same(lists, [], 'the feed lists the report and the realtime badge says Healthy, with no list call since the save');
   });
 
   await t.test('after a fresh load the feed lists the report, and it opens with its details', async (t) => {
