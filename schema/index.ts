@@ -36,5 +36,6 @@ export { getAtPointer, joinPointer, parsePointer } from './json-pointer.js';
 export { parseV1, type ParsedV1, type V1Tag } from './v1/parse.js';
 export type { TagKind, TagLookup } from './v1/tags.js';
 export { renderV1, type ChoiceLists, type RenderedV1 } from './v1/render.js';
+export { v1DetailsSchema } from './v1/details-schema.js';
 export { migrateV1ToV2, type MigrateOptions, type MigrationResult } from './v1/migrate.js';
 export type { NewChoice } from './v1/new-choices.js';

@@ -6,9 +6,12 @@ import { send } from '../helpers/catalog.js';
 const E = '/api/v1.0/activity/events';
 const PASSWORD = 'Hornbill-Sky-Pass-1';
 
-/** A socket.io session as the web app opens it: connect, then `authorization` with the token. */
-async function session(t: Test, s: TestServer, token: string): Promise<{ socket: Socket; status: number; received: Array<[string, any]> }> {
-  const socket = io(s.url, { path: '/socket.io', transports: ['polling', 'websocket'], reconnection: false });
+/**
+ * A socket.io session as the web app opens it: connect to the `/das` namespace (the app's; `/`
+ * serves the same), then `authorization` with the token.
+ */
+async function session(t: Test, s: TestServer, token: string, namespace = '/das'): Promise<{ socket: Socket; status: number; received: Array<[string, any]> }> {
+  const socket = io(s.url + namespace, { path: '/socket.io', transports: ['polling', 'websocket'], reconnection: false });
   t.teardown(() => void socket.close());
   const received: Array<[string, any]> = [];
   socket.onAny((type: string, payload: unknown) => received.push([type, payload]));
@@ -37,7 +40,12 @@ t.test(`realtime: socket.io pushes events to the sessions allowed to see them ($
   const watcher = await session(t, s, (await s.login('watcher', PASSWORD)).access_token);
   const blind = await session(t, s, (await s.login('blind', PASSWORD)).access_token);
   const outsider = await session(t, s, (await s.login('outsider', PASSWORD)).access_token);
-  t.same([watcher.status, blind.status, outsider.status], [200, 200, 200], 'authorised by the access token');
+  const plain = await session(t, s, (await s.login('watcher', PASSWORD)).access_token, '/');
+  t.same([watcher.status, blind.status, outsider.status, plain.status], [200, 200, 200, 200], 'authorised by the access token, on /das and on /');
+  const unknown = io(s.url + '/elsewhere', { path: '/socket.io', transports: ['polling'], reconnection: false });
+  t.teardown(() => void unknown.close());
+  const refused = await new Promise<Error>((resolve) => unknown.once('connect_error', resolve));
+  t.equal(refused.message, 'Invalid namespace', 'another namespace is refused');
 
   const created = await s.json(E, send('POST', { event_type: 'sighting', event_details: {} }, adminToken));
   t.equal(created.status, 201, JSON.stringify(created.body));
@@ -47,6 +55,7 @@ t.test(`realtime: socket.io pushes events to the sessions allowed to see them ($
   const pushed = watcher.received.filter(([type]) => type === 'new_event' || type === 'update_event');
   t.same(pushed.map(([type, payload]) => [type, payload.mid, payload.event_id]), [['new_event', 1, created.body.id], ['update_event', 1, created.body.id]]);
   t.equal(pushed[1]![1].event_data.title, 'Lions at the gate', 'the changed event itself');
+  t.same(plain.received.filter(([type]) => type.endsWith('_event')).map(([type]) => type), ['new_event', 'update_event'], 'the same on /');
   t.same(blind.received.filter(([type]) => type.endsWith('_event')), [], 'no view_event: nothing');
   t.same(outsider.received.filter(([type]) => type.endsWith('_event')), [], 'another tenant: nothing');
 

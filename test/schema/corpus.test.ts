@@ -2,14 +2,15 @@
  * Expected outcomes for every real EarthRanger document of the shared corpus. Each v2 file is
  * checked as it is, and — when it wraps documents (a JS fixture module exporting two schemas, an
  * event type resource with a `schema` member) — each wrapped document at its pointer. Each v1
- * file is parsed, rendered and migrated. When a real document fails or warns, the comment says
+ * file is parsed, rendered (its event_details schema compiles) and migrated. When a real document fails or warns, the comment says
  * whether the rule or the document is at fault.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import {
-  getAtPointer, groupChoices, migrateV1ToV2, normaliseDocument, parseV1, preRender, renderV1, toChoiceRecords, validateDocument,
+  createEventDetailsValidatorCache, getAtPointer, groupChoices, migrateV1ToV2, normaliseDocument, parseV1, preRender, renderV1, toChoiceRecords,
+  v1DetailsSchema, validateDocument,
 } from '../../schema/index.js';
 import { codes, sharedCorpus } from './support.js';
 
@@ -170,7 +171,11 @@ t.test('every v1 corpus file parses, renders and migrates as recorded', { skip: 
     const text = readFileSync(path.join(corpus.dir, file as string), 'utf8');
     const parsed = parseV1(text);
     t.ok(parsed.schema, `${suffix} parses`);
-    t.equal(renderV1(text, lists).document !== null, expected.renders, `${suffix} renders`);
+    const rendered = renderV1(text, lists).document;
+    t.equal(rendered !== null, expected.renders, `${suffix} renders`);
+    // What validates event_details of such a type compiles (mobile_checkbox_schema uses the v1
+    // pseudo-type `checkboxes`, no JSON Schema type: v1DetailsSchema makes it a list of strings).
+    if (rendered) t.doesNotThrow(() => createEventDetailsValidatorCache().build(v1DetailsSchema(rendered)), `${suffix} validates event_details`);
     const result = migrateV1ToV2(text, { baseUrl: 'https://site.example/api', choices: lists });
     t.same(result.errors.map(line), expected.errors, `${suffix} errors`);
     t.same(result.warnings.map(line), expected.warnings, `${suffix} warnings`);

@@ -35,4 +35,17 @@ t.test(`demo data loads once into the empty default tenant (${dialect})`, async 
     const migrated = await s.json('/api/v2.0/activity/eventtypes/migrate', { method: 'POST', token: (await s.login()).access_token, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ event_types: [value] }) });
     t.same(migrated.body.results[0].errors, [], `${value} migrates`);
   }
+  // A report of each demo v1 type can be saved: its rendered schema compiles (fence_patrol_rep
+  // has a `checkboxes` pseudo-type property, validated as a list of its titleMap's values).
+  const E = '/api/v1.0/activity/events';
+  const report = (event_type: string, event_details: Record<string, unknown>) =>
+    s.json(E, { method: 'POST', token: ranger.access_token, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ event_type, event_details }) });
+  const fence = { fencerep_section: 'km 12', fencerep_damage: 'cut_wire', fencerep_gate: 'north', fencerep_tools: ['pliers', 'spade'], fencerep_repairs: [{ material: 'wire', metres: 20 }] };
+  const saved = await report('fence_patrol_rep', fence);
+  t.equal(saved.status, 201, `fence_patrol_rep: ${JSON.stringify(saved.body)}`);
+  const wrongTool = await report('fence_patrol_rep', { ...fence, fencerep_tools: ['chainsaw'] });
+  t.equal(wrongTool.status, 400, 'a tool outside the titleMap');
+  t.match(JSON.stringify(wrongTool.body), /fencerep_tools/);
+  t.equal((await report('fence_patrol_rep', { ...fence, fencerep_tools: 'pliers' })).status, 400, 'checkboxes take a list');
+  t.equal((await report('snare_removal_rep', { snarerep_type: 'gin_trap', snarerep_count: 2 })).status, 201, 'snare_removal_rep');
 });

@@ -1,7 +1,6 @@
 import {
-  classifyStoredDocument, createEventDetailsValidatorCache, preRender, renderV1, SchemaCompileError, type ChoiceResolver, type EventDetailsValidator,
+  classifyStoredDocument, createEventDetailsValidatorCache, preRender, renderV1, SchemaCompileError, v1DetailsSchema, type ChoiceResolver, type EventDetailsValidator,
 } from '../../../schema/index.js';
-import { convertDraft04 } from '../../../schema/v1/draft04.js';
 import { toFieldIssue } from '../catalog/schema-write.js';
 import type { ChoiceService } from '../choices/service.js';
 import { InputError } from '../errors.js';
@@ -26,8 +25,9 @@ export interface ResolvedEventType {
  *   (never from the request's Host, never with the caller's read rights; a missing list accepts
  *   nothing), the root kept closed;
  * - a v1 type (the web app lists them and posts their values): the v1 document rendered from
- *   the tenant's choices, its draft-04 `schema` converted to 2020-12 keywords by the toolkit,
- *   then validated the same way. A v1 schema that declares no `additionalProperties` stays open,
+ *   the tenant's choices, its draft-04 `schema` converted to 2020-12 keywords by the toolkit
+ *   (`v1DetailsSchema`: the pseudo-type `checkboxes` is a list of strings), then validated the
+ *   same way. A v1 schema that declares no `additionalProperties` stays open,
  *   as the original server treated it.
  * An active v2 type wins over a v1 type of the same value (a migrated type).
  */
@@ -85,13 +85,9 @@ export class EventDetailsChecker {
     }
   }
 
-  /** The rendered v1 `schema` member in 2020-12 terms; null when the type has none. */
+  /** The rendered v1 `schema` member in 2020-12 terms (v1 pseudo-types included); null when the type has none. */
   private async v1Schema(repos: Repositories, tenantId: string, type: EventTypeV1): Promise<unknown> {
     const rendered = renderV1(type.schemaText, await activeChoiceLists(repos, tenantId));
-    const schema = rendered.document?.schema;
-    if (!schema || typeof schema !== 'object' || Array.isArray(schema)) return null;
-    // The root's `$schema` names draft-04, which the 2020-12 validator cannot load; `id` too.
-    const { $schema: _draft, id: _id, ...root } = schema as Record<string, unknown>;
-    return convertDraft04(root as never, '', () => undefined);
+    return rendered.document ? v1DetailsSchema(rendered.document) : null;
   }
 }

@@ -1,11 +1,18 @@
 import type { Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
-import { Server } from 'socket.io';
+import { Server, type Socket } from 'socket.io';
 import type { OAuthService } from '../../domain/oauth/service.js';
 import type { RealtimeHub } from './hub.js';
 
 /** Largest message a client may send (authorization, filters, echo): they are all small. */
 const MAX_MESSAGE_BYTES = 16 * 1024;
+
+/**
+ * Namespaces served. The web app connects to `/das` (the original server's namespace: on any
+ * other, socket.io answers "Invalid namespace", the app shows "Unhealthy" and never hears of
+ * new reports); `/` serves the same sessions to clients that name none.
+ */
+const NAMESPACES = ['/das', '/'] as const;
 
 /**
  * The web app's realtime channel (socket.io at `/socket.io`, on the API's server and port).
@@ -17,7 +24,7 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
  */
 export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; hub: RealtimeHub; logger: Logger }): { close(): Promise<void> } {
   const io = new Server(server, { path: '/socket.io', serveClient: false, maxHttpBufferSize: MAX_MESSAGE_BYTES, cors: { origin: false } });
-  io.on('connection', (socket) => {
+  const onConnection = (socket: Socket) => {
     let remove: (() => void) | null = null;
     socket.on('authorization', async (message: unknown) => {
       const header = String((message as { authorization?: unknown } | null)?.authorization ?? '');
@@ -40,13 +47,14 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
     });
     socket.on('echo', () => void socket.emit('echo_resp', { data: 'pong' }));
     socket.on('disconnect', () => remove?.());
-  });
+  };
+  for (const name of NAMESPACES) io.of(name).on('connection', onConnection);
   io.engine.on('connection_error', (error: { code?: number; message?: string }) => deps.logger.debug({ code: error.code, message: error.message }, 'realtime connection refused'));
   // NOTE: io.close() would also close the HTTP server and wait for its keep-alive sockets;
   // the server's own shutdown does that. Here only the realtime sessions end.
   return {
     close: async () => {
-      io.disconnectSockets(true);
+      for (const name of NAMESPACES) io.of(name).disconnectSockets(true);
       io.engine.close();
     },
   };
