@@ -37,7 +37,9 @@ interface Slot {
 }
 
 /** Thrown by `start` when a worker dies before it serves: its own error is on stderr already. */
-export class WorkerStartError extends Error {}
+export class WorkerStartError extends Error {
+  override name = 'WorkerStartError';
+}
 
 const DEFAULT_BACKOFF = { initialMs: 250, maxMs: 30_000, healthyMs: 10_000 };
 
@@ -48,6 +50,7 @@ export class WorkerSupervisor {
   private starting: { resolve(): void; reject(error: Error): void } | null = null;
   private sequence = 0;
   private readonly collecting = new Map<string, { resolve(metrics: RegistryJson | null): void }>();
+  private readonly listener = (worker: Worker, message: unknown) => this.onMessage(worker, message);
 
   constructor(private readonly options: SupervisorOptions) {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -56,7 +59,7 @@ export class WorkerSupervisor {
 
   /** Forks every worker; resolves once all serve, rejects (after stopping the others) if one dies first. */
   async start(): Promise<void> {
-    cluster.on('message', (worker, message: unknown) => this.onMessage(worker, message));
+    cluster.on('message', this.listener);
     const started = new Promise<void>((resolve, reject) => (this.starting = { resolve, reject }));
     for (const slot of this.slots) this.fork(slot);
     try {
@@ -92,6 +95,7 @@ export class WorkerSupervisor {
       }, this.options.stopTimeoutMs ?? 30_000);
       await Promise.all(running);
       clearTimeout(timer);
+      cluster.off('message', this.listener);
     })());
   }
 
@@ -130,13 +134,13 @@ export class WorkerSupervisor {
   }
 
   private onMessage(worker: Worker, message: unknown): void {
-    if (!isMessage<WorkerMessage>(message)) return;
     const slot = this.slots.find((candidate) => candidate.worker === worker);
+    if (!slot || !isMessage<WorkerMessage>(message)) return;
     if (message.type === HELLO) {
       if (this.stopping) return void worker.process.kill('SIGTERM');
-      if (slot) slot.greeted = true;
+      slot.greeted = true;
       send(worker, { type: START, port: this.options.port });
-    } else if (message.type === READY && slot) {
+    } else if (message.type === READY) {
       slot.ready = true;
       this.options.logger.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker serving');
       if (this.starting && this.slots.every((candidate) => candidate.ready)) this.starting.resolve();
