@@ -212,7 +212,7 @@ export async function prepareServer(config: Config, options: RuntimeOptions = {}
  * Releases a prepared start that will not serve (its port, its pool) and returns the error to
  * throw: the admin exists now, so a generated password travels with it rather than be lost.
  */
-export async function abandonPrepared(prepared: PreparedServer, error: unknown): Promise<unknown> {
+async function abandonPrepared(prepared: PreparedServer, error: unknown): Promise<unknown> {
   await prepared.runtime.sweeper.stop();
   await prepared.listener.close();
   await prepared.runtime.close();

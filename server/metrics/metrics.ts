@@ -12,7 +12,7 @@ export interface Exposition {
 
 /**
  * In a cluster worker: how its registry reaches the primary, and how the whole cluster's sum is
- * read (whichever worker answers /metrics). See server/cluster/worker-metrics.ts.
+ * read (whichever worker answers /metrics). See WorkerMetricsLink in server/cluster/worker.ts.
  */
 export interface ClusterMetrics {
   share(registry: Registry): void;
