@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -49,6 +50,8 @@ export interface Config {
   readonly apiProfile: 'fieldops' | 'earthranger';
   /** Where uploaded files live: a directory, or an S3-compatible bucket (issue 17). */
   readonly fileStore: FileStoreConfig;
+  /** Server processes sharing the port (node:cluster); 1: no cluster, one process as before. */
+  readonly workers: number;
 }
 
 export type FileStoreConfig =
@@ -87,6 +90,8 @@ export interface ConfigOverrides {
   database?: string;
   dataDir?: string;
   loadDemoData?: boolean;
+  /** `--workers`: a count or `auto`, parsed by `parseWorkers`. */
+  workers?: string;
 }
 
 /** A set-up mistake the operator can fix: a message, and a hint saying how. */
@@ -166,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     checkResponses: bool(env.FIELDOPS_CHECK_RESPONSES, false),
     apiProfile: oneOf(env.FIELDOPS_API_PROFILE, 'FIELDOPS_API_PROFILE', ['fieldops', 'earthranger'] as const, 'fieldops'),
     fileStore: parseFileStore(env.FIELDOPS_FILE_STORE, dataDir, env),
+    workers: overrides.workers !== undefined ? parseWorkers(overrides.workers, '--workers') : env.FIELDOPS_WORKERS ? parseWorkers(env.FIELDOPS_WORKERS, 'FIELDOPS_WORKERS') : 1,
   };
   return deepFreeze(config);
 }
@@ -203,6 +209,23 @@ export function parseFileStore(value: string | undefined, dataDir: string, env: 
     kind: 's3', bucket: s3[1]!, prefix: prefix ? `${prefix}/` : '', endpoint, region: env.FIELDOPS_S3_REGION || env.AWS_REGION || 'us-east-1',
     credentials: accessKeyId ? { accessKeyId, secretAccessKey } : null, presign: bool(env.FIELDOPS_S3_PRESIGN, false),
   };
+}
+
+/** Most worker processes one server may fork (far past any core count; a typo like 1000 is refused). */
+export const MAX_WORKERS = 256;
+
+/** `auto` (one per core: os.availableParallelism()) or a whole number from 1 to MAX_WORKERS. */
+export function parseWorkers(raw: string, name: string): number {
+  const value = raw.trim().toLowerCase();
+  if (value === 'auto') return Math.min(os.availableParallelism(), MAX_WORKERS);
+  const count = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS) {
+    throw new ConfigError(
+      `${name} must be a number of processes from 1 to ${MAX_WORKERS}, or auto; got "${raw}"`,
+      `give auto (one per core: ${os.availableParallelism()} here) or a count such as 2; 1 runs one process without a cluster`,
+    );
+  }
+  return count;
 }
 
 function integer(raw: string | undefined, name: string, fallback: number, min: number, max: number): number {

@@ -35,13 +35,13 @@ import { createStore } from './db/store.js';
 import { openHotReads } from './db/hot-reads.js';
 import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
-import { bindListener, checkDataDir } from './startup.js';
+import { type Listener, bindListener, checkDataDir } from './startup.js';
 import { translateConnectError } from './db/connect-errors.js';
 import { SensorService } from './domain/sensors/service.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { IconLibrary } from './storage/icons.js';
 import { openFileStore } from './storage/open.js';
-import { Metrics } from './metrics/metrics.js';
+import { type ClusterMetrics, Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
 import { SecretVerifier } from './security/crypto.js';
@@ -66,6 +66,10 @@ export interface Runtime {
 export interface RuntimeOptions {
   logger?: Logger;
   clock?: Clock;
+  /** Run pending migrations (default); a cluster worker opens a database its primary migrated. */
+  migrate?: boolean;
+  /** In a cluster worker: shares its metrics with the primary and serves the cluster's sum. */
+  clusterMetrics?: ClusterMetrics;
 }
 
 /** Opens the database, migrates it, and builds every service. Used by `serve` and `admin`. */
@@ -78,10 +82,12 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   } catch (error) {
     throw translateConnectError(error, config.database);
   }
-  const metrics = new Metrics({ pool: () => database.poolStats(), processMetrics: true });
+  const metrics = new Metrics({ pool: () => database.poolStats(), processMetrics: true, cluster: options.clusterMetrics });
   try {
-    const applied = await migrateToLatest(database.knex);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    if (options.migrate ?? true) {
+      const applied = await migrateToLatest(database.knex);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    }
   } catch (error) {
     await database.close();
     throw translateConnectError(error, config.database);
@@ -156,12 +162,33 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What the one-time start-up work leaves: a bound port (answering 503) and a migrated, initialised database. */
+export interface PreparedServer {
+  listener: Listener;
+  runtime: Runtime;
+  bootstrap: BootstrapResult;
+  demo: string[];
+}
+
 /**
  * Checks the data directory and binds the port first, then opens the runtime, initialises an
  * empty database, and serves. A start that cannot listen fails before anything is written, so
  * a generated admin password is only ever created by a start that goes on to print it.
  */
 export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
+  const prepared = await prepareServer(config, options);
+  try {
+    return serve(config, prepared);
+  } catch (error) {
+    throw await abandonPrepared(prepared, error);
+  }
+}
+
+/**
+ * The work done once per start, whatever the number of workers: checks, port, migrations,
+ * first-start bootstrap and demo data. The port answers 503 meanwhile.
+ */
+export async function prepareServer(config: Config, options: RuntimeOptions = {}): Promise<PreparedServer> {
   checkDataDir(config.dataDir);
   const listener = await bindListener(config.port, config.host);
   let runtime: Runtime;
@@ -175,56 +202,90 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
   try {
     bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
     const demo = config.loadDemoData ? await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
-    const app = createApp(runtime.services);
-    runtime.sweeper.start(config.patrolSweepSeconds);
-    const handle = app.callback();
-    const revalidate = fastRevalidation(runtime.services);
-    const server = listener.server;
-    listener.setHandler((req, res) => {
-      revalidate(req, res).then(
-        (answered) => {
-          if (!answered) void handle(req, res);
-        },
-        () => void handle(req, res),
-      );
-    });
-    capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
-    const realtime = attachRealtime(server, { oauth: runtime.services.oauth, hub: runtime.services.realtime, logger: runtime.services.logger });
-    server.keepAliveTimeout = 5000;
-    server.requestTimeout = 60000;
-    const { port } = server.address() as AddressInfo;
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    let closing: Promise<void> | null = null;
-    return {
-      url: `http://${host}:${port}`,
-      port,
-      runtime,
-      bootstrap,
-      demo,
-      close: () =>
-        (closing ??= (async () => {
-          await realtime.close();
-          const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-          // Keep-alive sockets become idle as their in-flight requests finish: close them as
-          // they do. Whatever is still running after the grace period is cut.
-          server.closeIdleConnections();
-          const sweep = setInterval(() => server.closeIdleConnections(), 50);
-          const grace = setTimeout(() => server.closeAllConnections(), 10000);
-          await stopped;
-          clearInterval(sweep);
-          clearTimeout(grace);
-          await runtime.sweeper.stop();
-          await runtime.close();
-        })()),
-    };
+    return { listener, runtime, bootstrap, demo };
   } catch (error) {
-    await runtime.sweeper.stop();
+    throw await abandonPrepared({ listener, runtime, bootstrap: bootstrap ?? { initialised: false, generatedAdminPassword: null }, demo: [] }, error);
+  }
+}
+
+/**
+ * Releases a prepared start that will not serve (its port, its pool) and returns the error to
+ * throw: the admin exists now, so a generated password travels with it rather than be lost.
+ */
+async function abandonPrepared(prepared: PreparedServer, error: unknown): Promise<unknown> {
+  await prepared.runtime.sweeper.stop();
+  await prepared.listener.close();
+  await prepared.runtime.close();
+  return prepared.bootstrap.generatedAdminPassword ? new AdminCreatedError(error, prepared.bootstrap.generatedAdminPassword) : error;
+}
+
+/**
+ * A cluster worker's start: the primary has already checked, migrated and bootstrapped, so the
+ * worker binds (through the primary's shared handle), opens its runtime without migrating, and
+ * serves.
+ */
+export async function startWorkerServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
+  const listener = await bindListener(config.port, config.host);
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime(config, { ...options, migrate: false });
+  } catch (error) {
     await listener.close();
-    await runtime.close();
-    // The admin exists now; its generated password must not be lost with this failure.
-    if (bootstrap?.generatedAdminPassword) throw new AdminCreatedError(error, bootstrap.generatedAdminPassword);
     throw error;
   }
+  const prepared = { listener, runtime, bootstrap: { initialised: false, generatedAdminPassword: null }, demo: [] };
+  try {
+    return serve(config, prepared);
+  } catch (error) {
+    throw await abandonPrepared(prepared, error);
+  }
+}
+
+/** Wires the app onto a prepared listener and starts the sweep. */
+function serve(config: Config, prepared: PreparedServer): RunningServer {
+  const { listener, runtime, bootstrap, demo } = prepared;
+  const app = createApp(runtime.services);
+  runtime.sweeper.start(config.patrolSweepSeconds);
+  const handle = app.callback();
+  const revalidate = fastRevalidation(runtime.services);
+  const server = listener.server;
+  listener.setHandler((req, res) => {
+    revalidate(req, res).then(
+      (answered) => {
+        if (!answered) void handle(req, res);
+      },
+      () => void handle(req, res),
+    );
+  });
+  capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
+  const realtime = attachRealtime(server, { oauth: runtime.services.oauth, hub: runtime.services.realtime, logger: runtime.services.logger });
+  server.keepAliveTimeout = 5000;
+  server.requestTimeout = 60000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    runtime,
+    bootstrap,
+    demo,
+    close: () =>
+      (closing ??= (async () => {
+        await realtime.close();
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive sockets become idle as their in-flight requests finish: close them as
+        // they do. Whatever is still running after the grace period is cut.
+        server.closeIdleConnections();
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const grace = setTimeout(() => server.closeAllConnections(), 10000);
+        await stopped;
+        clearInterval(sweep);
+        clearTimeout(grace);
+        await runtime.sweeper.stop();
+        await runtime.close();
+      })()),
+  };
 }
 
 /** A start that failed after creating `admin` with a generated password: the password travels with the error. */

@@ -32,6 +32,8 @@ const UNAVAILABLE_CODES = new Set([
 
 function isUnavailable(code: unknown, message: unknown): boolean {
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  // better-sqlite3 reports extended codes: SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_RECOVERY, SQLITE_LOCKED_SHAREDCACHE, ...
+  if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)_/.test(code)) return true;
   return typeof message === 'string' && /Timeout acquiring a connection|Connection terminated|connection timeout|not queryable|the database system is (starting up|shutting down)/i.test(message);
 }
 

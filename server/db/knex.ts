@@ -1,6 +1,7 @@
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
+import { ImmediateSqliteClient } from './sqlite-client.js';
 import { createPrivateFileSync, ensurePrivateDirSync } from '../security/private-files.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -51,11 +52,12 @@ export function openDatabase(config: DatabaseConfig): Database {
     ensurePrivateDirSync(path.dirname(config.filename));
     if (config.filename !== ':memory:') createPrivateFileSync(config.filename);
     const knex = knexFactory({
-      client: 'better-sqlite3',
+      client: ImmediateSqliteClient as unknown as typeof Knex.Client,
       connection: { filename: config.filename },
       useNullAsDefault: true,
       // better-sqlite3 is synchronous: one connection serialises writes without SQLITE_BUSY
-      // between our own requests; other processes are covered by busy_timeout.
+      // between our own requests; other processes are covered by busy_timeout and by
+      // transactions that take the write lock when they begin (see sqlite-client.ts).
       pool: {
         min: 1,
         max: 1,

@@ -4,6 +4,21 @@ import type { PoolStats } from '../db/knex.js';
 export type TokenGrant = 'password' | 'refresh_token' | 'authorization_code';
 export type ObservationOutcome = 'created' | 'duplicate' | 'rejected';
 
+/** A Prometheus text exposition. */
+export interface Exposition {
+  contentType: string;
+  body: string;
+}
+
+/**
+ * In a cluster worker: how its registry reaches the primary, and how the whole cluster's sum is
+ * read (whichever worker answers /metrics). See WorkerMetricsLink in server/cluster/worker.ts.
+ */
+export interface ClusterMetrics {
+  share(registry: Registry): void;
+  exposition(): Promise<Exposition>;
+}
+
 /**
  * The process's Prometheus metrics, on a registry of its own (never prom-client's global one):
  * built once by the composition root and handed to what records into it. Several runtimes in
@@ -16,7 +31,9 @@ export class Metrics {
   private readonly tokens: Counter<'grant'>;
   private readonly observationsTotal: Counter<'outcome'>;
 
-  constructor(options: { pool: () => PoolStats; processMetrics?: boolean }) {
+  private readonly cluster: ClusterMetrics | null;
+
+  constructor(options: { pool: () => PoolStats; processMetrics?: boolean; cluster?: ClusterMetrics }) {
     const registers = [this.registry];
     this.requestSeconds = new Histogram({
       name: 'fieldops_http_request_duration_seconds',
@@ -53,6 +70,8 @@ export class Metrics {
       },
     });
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'fieldops_' });
+    this.cluster = options.cluster ?? null;
+    this.cluster?.share(this.registry);
   }
 
   observeRequest(route: string, method: string, status: number, seconds: number): void {
@@ -71,8 +90,9 @@ export class Metrics {
     if (count > 0) this.observationsTotal.inc({ outcome }, count);
   }
 
-  /** The Prometheus text exposition. */
-  async exposition(): Promise<{ contentType: string; body: string }> {
+  /** The Prometheus text exposition: this process's, or in a cluster the sum over its workers. */
+  async exposition(): Promise<Exposition> {
+    if (this.cluster) return this.cluster.exposition();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

@@ -1,0 +1,41 @@
+/**
+ * The IPC messages between the primary and its workers (node:cluster). Every type is prefixed
+ * so that other users of the channel (none today) are told apart.
+ */
+import type { Registry } from 'prom-client';
+
+/** Worker → primary: loaded and listening for messages; asks for its start parameters. */
+export const HELLO = 'fieldops:hello';
+/** Primary → worker: the port to share (the primary resolved `--port 0` to a real one). */
+export const START = 'fieldops:start';
+/** Worker → primary: serving requests. */
+export const READY = 'fieldops:ready';
+/** Primary → worker: finish in-flight requests, then exit. */
+export const SHUTDOWN = 'fieldops:shutdown';
+/** Worker → primary: a /metrics request needs the cluster's sum. */
+export const METRICS_ASK = 'fieldops:metrics-ask';
+/** Primary → worker: its share of a sum, please. */
+export const METRICS_COLLECT = 'fieldops:metrics-collect';
+/** Worker → primary: its registry, as JSON. */
+export const METRICS_LOCAL = 'fieldops:metrics-local';
+/** Primary → worker: the sum (or why there is none). */
+export const METRICS_SUM = 'fieldops:metrics-sum';
+
+export type RegistryJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+
+export type WorkerMessage =
+  | { type: typeof HELLO }
+  | { type: typeof READY }
+  | { type: typeof METRICS_ASK; id: number }
+  | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson };
+
+export type PrimaryMessage =
+  | { type: typeof START; port: number }
+  | { type: typeof SHUTDOWN }
+  | { type: typeof METRICS_COLLECT; id: number }
+  | { type: typeof METRICS_SUM; id: number; contentType: string; body: string }
+  | { type: typeof METRICS_SUM; id: number; error: string };
+
+export function isMessage<T extends { type: string }>(value: unknown): value is T {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string' && (value as { type: string }).type.startsWith('fieldops:');
+}

@@ -1,0 +1,19 @@
+/**
+ * A stand-in cluster worker for the supervisor's tests: a real forked process speaking the real
+ * protocol (server/cluster/worker.ts), whose misbehaviour is chosen by its first argument.
+ *   die-at-start       exits 1 before saying hello
+ *   crash-after-ready  serves, then exits 3 after 100 ms
+ *   stubborn           serves, and ignores the request to drain
+ */
+import { joinCluster, leaveCluster, reportReady, shutdownRequested } from '../../server/cluster/worker.js';
+
+const mode = process.argv[2];
+if (mode === 'die-at-start') process.exit(1);
+await joinCluster();
+reportReady();
+if (mode === 'crash-after-ready') setTimeout(() => process.exit(3), 100);
+if (mode === 'stubborn') setInterval(() => {}, 1000);
+else {
+  await shutdownRequested();
+  leaveCluster();
+}
