@@ -13,6 +13,11 @@ export interface Config {
   /** Root of everything the server writes to disk: the SQLite file and stored uploads. */
   readonly dataDir: string;
   readonly adminPassword: string | null;
+  /**
+   * Where a generated admin password is written (0600) instead of being printed, for services
+   * whose stderr is kept in logs (journald, docker logs). Null: printed once on stderr.
+   */
+  readonly adminPasswordFile: string | null;
   readonly accessTokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly authorizationCodeTtlSeconds: number;
@@ -132,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     database: parseDatabase(overrides.database ?? env.DATABASE_URL, dataDir, env),
     dataDir,
     adminPassword: env.FIELDOPS_ADMIN_PASSWORD || null,
+    adminPasswordFile: env.FIELDOPS_ADMIN_PASSWORD_FILE ? path.resolve(env.FIELDOPS_ADMIN_PASSWORD_FILE) : null,
     accessTokenTtlSeconds: integer(env.FIELDOPS_ACCESS_TOKEN_TTL, 'FIELDOPS_ACCESS_TOKEN_TTL', DEFAULTS.accessTokenTtlSeconds, 1, 86400 * 7),
     refreshTokenTtlSeconds: integer(env.FIELDOPS_REFRESH_TOKEN_TTL, 'FIELDOPS_REFRESH_TOKEN_TTL', DEFAULTS.refreshTokenTtlSeconds, 60, 86400 * 365),
     authorizationCodeTtlSeconds: DEFAULTS.authorizationCodeTtlSeconds,

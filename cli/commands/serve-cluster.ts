@@ -10,6 +10,7 @@ import { WorkerStartError, WorkerSupervisor } from '../../server/cluster/supervi
 import { WorkerMetricsLink, joinCluster, leaveCluster, reportReady, shutdownRequested } from '../../server/cluster/worker.js';
 import type { CliIo } from '../main.js';
 import { UserFacingError } from '../errors.js';
+import { announceAdminPassword } from './admin-password.js';
 import { banner, waitForSignal } from './serve.js';
 
 /**
@@ -24,7 +25,7 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
     prepared = await prepareServer(config, { logger });
   } catch (error) {
     if (error instanceof AdminCreatedError) {
-      io.stderr.write(`fieldops: created superuser "admin"; its password (shown only this once): ${error.adminPassword}\n`);
+      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword(config, error.adminPassword)}\n`);
       throw error.failure;
     }
     throw error;
@@ -40,7 +41,7 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
     await supervisor.stop();
     const failure = error instanceof WorkerStartError ? new UserFacingError(`the server did not start: ${error.message}`, 'the worker\'s own error is printed above') : error;
     if (prepared.bootstrap.generatedAdminPassword) {
-      io.stderr.write(`fieldops: created superuser "admin"; its password (shown only this once): ${prepared.bootstrap.generatedAdminPassword}\n`);
+      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword(config, prepared.bootstrap.generatedAdminPassword)}\n`);
     }
     await prepared.runtime.close();
     throw failure;

@@ -5,6 +5,7 @@ import type { BootstrapResult } from '../../server/domain/bootstrap.js';
 import type { Store } from '../../server/domain/ports.js';
 import type { CliIo } from '../main.js';
 import { UserFacingError } from '../errors.js';
+import { announceAdminPassword } from './admin-password.js';
 
 export interface ServeOptions {
   port?: number;
@@ -51,7 +52,7 @@ async function runSingle(io: CliIo, config: Config): Promise<void> {
   } catch (error) {
     // Created `admin` with a generated password, then failed: say the password all the same.
     if (error instanceof AdminCreatedError) {
-      io.stderr.write(`fieldops: created superuser "admin"; its password (shown only this once): ${error.adminPassword}\n`);
+      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword(config, error.adminPassword)}\n`);
       throw error.failure;
     }
     throw error;
@@ -80,7 +81,7 @@ export async function banner(facts: { url: string; config: Config; description: 
   if (bootstrap.initialised) {
     lines.push(`  created tenant "${DEFAULT_TENANT}", superuser "admin" and the public OAuth client "fieldops-cli"`);
     if (bootstrap.generatedAdminPassword) {
-      lines.push(`  admin password (shown only this once): ${bootstrap.generatedAdminPassword}`);
+      lines.push(`  ${announceAdminPassword(config, bootstrap.generatedAdminPassword)}`);
     }
   }
   for (const item of facts.demo) lines.push(`  loaded ${item}`);

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import t from 'tap';
 import { binPath } from '../helpers/cli.js';
@@ -66,4 +69,25 @@ t.test(`fieldops serve: first start, second start, graceful shutdown (${dialect}
   t.notMatch(second.stderr(), /admin password/, 'the password is printed only once');
   second.child.kill('SIGINT');
   t.equal(await second.exited, 0);
+});
+
+t.test(`FIELDOPS_ADMIN_PASSWORD_FILE: the generated password goes to a 0600 file, not to stderr (${dialect})`, async (t) => {
+  const reason = await unavailableReason();
+  if (reason) return void t.pass('skipped', { skip: reason });
+  const db = await createTestDatabase();
+  t.teardown(() => db.drop());
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-admin-file-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'initial-admin-password');
+  const server = serve({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: path.join(dir, 'data'), FIELDOPS_ADMIN_PASSWORD_FILE: file });
+  const url = await server.ready;
+  t.match(server.stderr(), `admin password written to ${file} (mode 0600`, 'stderr names the file');
+  const password = fs.readFileSync(file, 'utf8').trim();
+  t.ok(password.length >= 16, 'the file holds the password');
+  t.notMatch(server.stderr(), password, 'and stderr (kept in logs by services) does not');
+  t.equal(fs.statSync(file).mode & 0o777, 0o600);
+  const login = await fetch(`${url}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password }) });
+  t.equal(login.status, 200, 'the written password works');
+  server.child.kill('SIGTERM');
+  t.equal(await server.exited, 0);
 });
