@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t, { type Test } from 'tap';
 import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
@@ -9,6 +10,14 @@ import { runCli } from '../helpers/cli.js';
 import { spawnCli } from '../helpers/cli-process.js';
 import { serveProcess } from '../helpers/serve-process.js';
 import { S3_CREDENTIALS, startS3Server } from './s3-server.js';
+import { main } from '../../cli/main.js';
+
+/** A stream that collects what is written, and says it is (or is not) a terminal. */
+function sink(isTTY: boolean): NodeJS.WritableStream & { text(): string } {
+  let text = '';
+  const stream = new Writable({ write: (chunk, _encoding, callback) => ((text += chunk), callback()) });
+  return Object.assign(stream, { isTTY, text: () => text });
+}
 
 const P = '/api/v1.0/activity/patrols';
 const PASSWORD = 'Migrate-Files-Pass-1';
@@ -50,17 +59,25 @@ t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, asy
   const objectSha = async (key: string) => sha(await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToByteArray());
 
   await t.test('user mistakes: error and hint, exit 1', async (t) => {
+    // The first run migrates the new database; the others run side by side (each is a process start).
     userMistake(t, await migrate(), /error: the source folder .*files does not exist\nhint: .*FIELDOPS_DATA_DIR/);
-    userMistake(t, await migrate('--from', `file:${scratch}/nowhere`), /error: the source folder .*nowhere does not exist\nhint: check the path given to --from/);
-    fs.mkdirSync(path.join(dataDir, 'files'), { recursive: true });
-    userMistake(t, await runCli(['admin', 'migrate-files', '--to', `s3://no-such-bucket/x`], { env }), /error: The bucket "no-such-bucket" does not exist.*\nhint: create the bucket/);
-    // NOTE: s3rver checks the access key id but not SigV4 signatures, so the wrong key is the id.
-    userMistake(t, await runCli(['admin', 'migrate-files', '--to', to], { env: { ...env, AWS_ACCESS_KEY_ID: 'NOT-A-KEY' } }), /error: .*refused the credentials.*\nhint: check AWS_ACCESS_KEY_ID/);
-    const closed = await runCli(['admin', 'migrate-files', '--to', to], { env: { ...env, FIELDOPS_S3_ENDPOINT: 'http://127.0.0.1:1' } });
+    const [nowhere] = await Promise.all([migrate('--from', `file:${scratch}/nowhere`), fs.promises.mkdir(path.join(dataDir, 'files'), { recursive: true })]);
+    userMistake(t, nowhere, /error: the source folder .*nowhere does not exist\nhint: check the path given to --from/);
+    const [noBucket, badKey, closed, toFile, fromBucket, concurrency] = await Promise.all([
+      runCli(['admin', 'migrate-files', '--to', `s3://no-such-bucket/x`], { env }),
+      // NOTE: s3rver checks the access key id but not SigV4 signatures, so the wrong key is the id.
+      runCli(['admin', 'migrate-files', '--to', to], { env: { ...env, AWS_ACCESS_KEY_ID: 'NOT-A-KEY' } }),
+      runCli(['admin', 'migrate-files', '--to', to], { env: { ...env, FIELDOPS_S3_ENDPOINT: 'http://127.0.0.1:1' } }),
+      runCli(['admin', 'migrate-files', '--to', 'file:/tmp/x'], { env }),
+      migrate('--from', to),
+      migrate('--concurrency', '0'),
+    ]);
+    userMistake(t, noBucket, /error: The bucket "no-such-bucket" does not exist.*\nhint: create the bucket/);
+    userMistake(t, badKey, /error: .*refused the credentials.*\nhint: check AWS_ACCESS_KEY_ID/);
     userMistake(t, closed, /error: Cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED.*\nhint: check FIELDOPS_S3_ENDPOINT/);
-    userMistake(t, await runCli(['admin', 'migrate-files', '--to', 'file:/tmp/x'], { env }), /--to must name a bucket/, 2);
-    userMistake(t, await migrate('--from', to), /not a disk store/, 2);
-    userMistake(t, await migrate('--concurrency', '0'), /--concurrency must be/, 2);
+    userMistake(t, toFile, /--to must name a bucket/, 2);
+    userMistake(t, fromBucket, /not a disk store/, 2);
+    userMistake(t, concurrency, /--concurrency must be/, 2);
     t.same(await bucketKeys(), [], 'nothing written');
   });
 
@@ -123,6 +140,17 @@ t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, asy
     t.equal(again.code, 0, again.stderr);
     t.match(again.stdout, new RegExp(`${files.length} files: copied 0 \\(0 B\\), ${files.length} already in the bucket \\(verified\\), 0 failed`));
     t.match(again.stdout, new RegExp(`To switch the server to the bucket, set\\n  FIELDOPS_FILE_STORE=${to}\\n  FIELDOPS_S3_ENDPOINT=${s3.endpoint}`));
+  });
+
+  await t.test('progress on a terminal only, on stderr', async (t) => {
+    const stdout = sink(false);
+    const stderr = sink(true);
+    const code = await main(['node', 'fieldops', 'admin', 'migrate-files', '--to', to, '--dry-run'], { stdout, stderr, env });
+    t.equal(code, 0, stderr.text());
+    t.match(stderr.text(), new RegExp(`comparing ${files.length}/${files.length} files, 9\\.\\d MiB of 9\\.\\d MiB`));
+    t.match(stderr.text(), /\r\x1b\[2K$/, 'the status line is cleared at the end');
+    t.match(stdout.text(), /would copy 0 .*\ndry run: nothing was copied/);
+    t.notMatch(stdout.text(), /\r|\x1b/, 'no progress on stdout');
   });
 
   await t.test('corrupted objects (other bytes under the key, even with the right size and metadata) are detected and re-copied', async (t) => {
