@@ -79,6 +79,8 @@ export async function migrateFiles(source: DiskFileStore, target: S3FileStore, r
     options.onProgress?.({ ...progress });
   });
   summary.failures.sort((a, b) => a.path.localeCompare(b.path));
+  // Files stored while this ran may have joined the walk: the summary counts what was looked at.
+  summary.files = progress.done;
   return summary;
 }
 
