@@ -14,6 +14,7 @@ const HINTS = {
   unreachable: 'check FIELDOPS_S3_ENDPOINT (scheme, host, port) and that the object store is running and reachable from here',
   'no-bucket': 'create the bucket first (e.g. `aws s3 mb s3://<bucket>` or the provider\'s console), or correct the bucket name in --to',
   credentials: 'check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and FIELDOPS_S3_REGION): the key must be allowed to read and write the bucket',
+  refused: 'check FIELDOPS_S3_REGION (a bucket in another region answers 301) and FIELDOPS_S3_ENDPOINT',
 } as const;
 
 /**

@@ -16,10 +16,10 @@ const PRESIGNED_SECONDS = 300;
 
 export class StoreVerificationError extends Error {}
 
-/** Why the bucket cannot be used: the endpoint does not answer, the bucket does not exist, or the credentials are refused. */
+/** Why the bucket cannot be used: the endpoint does not answer, the bucket does not exist, the credentials are refused, or another refusal. */
 export class BucketUnavailableError extends Error {
   constructor(
-    readonly reason: 'unreachable' | 'no-bucket' | 'credentials',
+    readonly reason: 'unreachable' | 'no-bucket' | 'credentials' | 'refused',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -225,7 +225,8 @@ export class S3FileStore implements FileStore {
         throw new BucketUnavailableError('credentials', `${this.where} refused the credentials for bucket "${this.config.bucket}"${status ? ` (HTTP ${status})` : ''}.`, { cause: error });
       }
       if (status === undefined) throw new BucketUnavailableError('unreachable', `Cannot reach ${this.where}: ${describeNetworkError(error)}.`, { cause: error });
-      throw error;
+      // e.g. 301: the bucket is in another region than the one asked.
+      throw new BucketUnavailableError('refused', `${this.where} answered HTTP ${status}${name && name !== 'Unknown' ? ` (${name})` : ''} for bucket "${this.config.bucket}".`, { cause: error });
     }
   }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -63,7 +64,12 @@ t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, asy
     userMistake(t, await migrate(), /error: the source folder .*files does not exist\nhint: .*FIELDOPS_DATA_DIR/);
     const [nowhere] = await Promise.all([migrate('--from', `file:${scratch}/nowhere`), fs.promises.mkdir(path.join(dataDir, 'files'), { recursive: true })]);
     userMistake(t, nowhere, /error: the source folder .*nowhere does not exist\nhint: check the path given to --from/);
-    const [noBucket, badKey, closed, toFile, fromBucket, concurrency] = await Promise.all([
+    // A bucket in another region answers 301 to every request (the endpoint says no more).
+    const otherRegion = http.createServer((_request, response) => response.writeHead(301, { 'x-amz-bucket-region': 'eu-west-3' }).end());
+    await new Promise<void>((resolve) => otherRegion.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => otherRegion.close());
+    const otherRegionEndpoint = `http://127.0.0.1:${(otherRegion.address() as { port: number }).port}`;
+    const [noBucket, badKey, closed, toFile, fromBucket, concurrency, moved] = await Promise.all([
       runCli(['admin', 'migrate-files', '--to', `s3://no-such-bucket/x`], { env }),
       // NOTE: s3rver checks the access key id but not SigV4 signatures, so the wrong key is the id.
       runCli(['admin', 'migrate-files', '--to', to], { env: { ...env, AWS_ACCESS_KEY_ID: 'NOT-A-KEY' } }),
@@ -71,7 +77,9 @@ t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, asy
       runCli(['admin', 'migrate-files', '--to', 'file:/tmp/x'], { env }),
       migrate('--from', to),
       migrate('--concurrency', '0'),
+      runCli(['admin', 'migrate-files', '--to', to], { env: { ...env, FIELDOPS_S3_ENDPOINT: otherRegionEndpoint } }),
     ]);
+    userMistake(t, moved, /error: .* answered HTTP 301 .*\nhint: check FIELDOPS_S3_REGION/);
     userMistake(t, noBucket, /error: The bucket "no-such-bucket" does not exist.*\nhint: create the bucket/);
     userMistake(t, badKey, /error: .*refused the credentials.*\nhint: check AWS_ACCESS_KEY_ID/);
     userMistake(t, closed, /error: Cannot reach http:\/\/127\.0\.0\.1:1: ECONNREFUSED.*\nhint: check FIELDOPS_S3_ENDPOINT/);
