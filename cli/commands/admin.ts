@@ -3,6 +3,7 @@ import type { Runtime } from '../../server/main.js';
 import type { CliIo } from '../main.js';
 import { readSecret } from '../admin-secrets.js';
 
+import { registerMigrateFiles } from './admin-migrate-files.js';
 import { presetClient } from './client-presets.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -12,8 +13,9 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
  * DATABASE_URL, with the same validation as the API.
  */
 export function registerAdminCommands(program: Command, io: CliIo): void {
-  const admin = program.command('admin').description('administer tenants, users and OAuth clients directly on the database');
-  const withRuntime = async (options: { database?: string }, work: (runtime: Runtime) => Promise<string>) => {
+  const admin = program.command('admin').description('administer tenants, users, OAuth clients and the file store directly on the database and data dir');
+  // `work` returns what to print, or null when it printed its own output.
+  const withRuntime = async (options: { database?: string }, work: (runtime: Runtime) => Promise<string | null>) => {
     // The server is loaded only when an admin command runs: the rest of the CLI starts faster.
     const [{ loadConfig }, { openRuntime }, { createLogger }] = await Promise.all([
       import('../../server/config.js'),
@@ -23,7 +25,8 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     const config = loadConfig(io.env, { database: options.database });
     const runtime = await openRuntime(config, { logger: createLogger('warn') });
     try {
-      io.stdout.write((await work(runtime)) + '\n');
+      const text = await work(runtime);
+      if (text !== null) io.stdout.write(text + '\n');
     } finally {
       await runtime.close();
     }
@@ -162,4 +165,6 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
         return `${options.username} may now act as ${options.profile}`;
       }),
     );
+
+  registerMigrateFiles(admin, io, withRuntime, databaseOption);
 }

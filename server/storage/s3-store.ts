@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { PassThrough, Transform, type Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client, type S3ServiceException } from '@aws-sdk/client-s3';
+import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, S3Client, type S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStoreConfig } from '../config.js';
@@ -14,6 +15,65 @@ const PART_BYTES = 8 * 1024 * 1024;
 const PRESIGNED_SECONDS = 300;
 
 export class StoreVerificationError extends Error {}
+
+/** Why the bucket cannot be used: the endpoint does not answer, the bucket does not exist, the credentials are refused, or another refusal. */
+export class BucketUnavailableError extends Error {
+  constructor(
+    readonly reason: 'unreachable' | 'no-bucket' | 'credentials' | 'refused',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * What a local file's bytes hash to: the sha256 (its name in the store), and the two ETags an
+ * S3-compatible server computes from the same bytes: the MD5 of the whole (a single PUT, and
+ * some servers for multipart too) and, for a multipart upload in PART_BYTES parts, the MD5 of
+ * the parts' MD5s with `-<parts>`.
+ */
+export interface FileDigests {
+  sha256: string;
+  size: number;
+  md5: string;
+  partsEtag: string;
+}
+
+/** Reads a local file once (streamed) and computes its FileDigests. */
+export async function digestFile(localPath: string): Promise<FileDigests> {
+  const sha256 = createHash('sha256');
+  const md5 = createHash('md5');
+  const partMd5s: Buffer[] = [];
+  let part = createHash('md5');
+  let inPart = 0;
+  let size = 0;
+  await pipeline(
+    fs.createReadStream(localPath),
+    new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        sha256.update(chunk);
+        md5.update(chunk);
+        size += chunk.length;
+        for (let offset = 0; offset < chunk.length; ) {
+          const take = Math.min(PART_BYTES - inPart, chunk.length - offset);
+          part.update(chunk.subarray(offset, offset + take));
+          inPart += take;
+          offset += take;
+          if (inPart === PART_BYTES) {
+            partMd5s.push(part.digest());
+            part = createHash('md5');
+            inPart = 0;
+          }
+        }
+        callback();
+      },
+    }),
+  );
+  if (inPart > 0 || partMd5s.length === 0) partMd5s.push(part.digest());
+  const partsEtag = `${createHash('md5').update(Buffer.concat(partMd5s)).digest('hex')}-${partMd5s.length}`;
+  return { sha256: sha256.digest('hex'), size, md5: md5.digest('hex'), partsEtag };
+}
 
 /**
  * Content-addressed files in an S3-compatible bucket, under `<prefix>sha256/ab/cd/<sha256>`
@@ -84,11 +144,15 @@ export class S3FileStore implements FileStore {
     }
   }
 
-  /** Uploads a local file already known by its hash (also used by `admin migrate-files`). */
-  async upload(localPath: string, file: Omit<StoredFile, 'path'>): Promise<StoredFile> {
+  /**
+   * Uploads a local file already known by its hash (also used by `admin migrate-files`). An
+   * object already there with the same size and sha256 metadata is kept, unless `replace`
+   * (the caller found its bytes differ: see `check`).
+   */
+  async upload(localPath: string, file: Omit<StoredFile, 'path'>, options: { replace?: boolean } = {}): Promise<StoredFile> {
     const relative = relativePathOf(file.sha256);
     const key = this.keyOf(relative);
-    if (await this.verified(key, file, null)) return { ...file, path: relative };
+    if (!options.replace && (await this.verified(key, file, null))) return { ...file, path: relative };
     const sha256 = createHash('sha256');
     const md5 = createHash('md5');
     let sent = 0;
@@ -119,6 +183,55 @@ export class S3FileStore implements FileStore {
       throw new StoreVerificationError(`The bucket does not hold what was uploaded to ${key}.`);
     }
     return { ...file, path: relative };
+  }
+
+  /**
+   * Whether the bucket holds exactly these bytes under their address: the size and sha256
+   * metadata must match, and the ETag the server computed from the bytes must be one of those
+   * `digests` predicts. An ETag that is neither (an encrypted bucket, another part size) is
+   * settled by reading the object back and hashing it.
+   */
+  async check(digests: FileDigests): Promise<'verified' | 'missing' | 'different'> {
+    const key = this.keyOf(relativePathOf(digests.sha256));
+    const head = await this.head(key);
+    if (!head) return 'missing';
+    if (head.ContentLength !== digests.size || head.Metadata?.sha256 !== digests.sha256) return 'different';
+    const etag = head.ETag?.replace(/"/g, '');
+    if (etag === digests.md5 || etag === digests.partsEtag) return 'verified';
+    const hash = createHash('sha256');
+    let size = 0;
+    await pipeline(
+      this.openRead(relativePathOf(digests.sha256)),
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          hash.update(chunk);
+          size += chunk.length;
+          callback();
+        },
+      }),
+    );
+    return size === digests.size && hash.digest('hex') === digests.sha256 ? 'verified' : 'different';
+  }
+
+  /** Fails with a BucketUnavailableError unless the bucket exists and these credentials may use it. */
+  async probe(): Promise<void> {
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.config.bucket }));
+    } catch (error) {
+      const status = (error as S3ServiceException).$metadata?.httpStatusCode;
+      const name = (error as Error).name;
+      if (status === 404) throw new BucketUnavailableError('no-bucket', `The bucket "${this.config.bucket}" does not exist at ${this.where}.`, { cause: error });
+      if (status === 401 || status === 403 || name === 'CredentialsProviderError') {
+        throw new BucketUnavailableError('credentials', `${this.where} refused the credentials for bucket "${this.config.bucket}"${status ? ` (HTTP ${status})` : ''}.`, { cause: error });
+      }
+      if (status === undefined) throw new BucketUnavailableError('unreachable', `Cannot reach ${this.where}: ${describeNetworkError(error)}.`, { cause: error });
+      // e.g. 301: the bucket is in another region than the one asked.
+      throw new BucketUnavailableError('refused', `${this.where} answered HTTP ${status}${name && name !== 'Unknown' ? ` (${name})` : ''} for bucket "${this.config.bucket}".`, { cause: error });
+    }
+  }
+
+  private get where(): string {
+    return this.config.endpoint ?? `AWS S3 (${this.config.region})`;
   }
 
   /** Whether the object exists with this size and sha256 metadata (and, when given, this MD5 ETag). */
@@ -175,6 +288,11 @@ export class S3FileStore implements FileStore {
   close(): void {
     this.client.destroy();
   }
+}
+
+function describeNetworkError(error: unknown): string {
+  const seen = error as { code?: string; message?: string; errors?: Array<{ code?: string }> };
+  return seen.code ?? seen.errors?.[0]?.code ?? seen.message ?? String(error);
 }
 
 /**

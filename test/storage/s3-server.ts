@@ -5,14 +5,14 @@ import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
-/** Credentials s3rver accepts (it checks signatures against these). */
+/** Credentials s3rver accepts (it checks the access key id; SigV4 signatures it does not verify). */
 export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 /**
  * A real S3 protocol server (s3rver, from npm) on 127.0.0.1 with one empty bucket, in this
  * process, storing under a temp dir. Not a mock: the SDK talks HTTP and signs every request.
  */
-export async function startS3Server(bucket = 'fieldops-test'): Promise<{ endpoint: string; bucket: string; env: Record<string, string>; close(): Promise<void> }> {
+export async function startS3Server(bucket = 'fieldops-test'): Promise<{ endpoint: string; bucket: string; env: Record<string, string>; server: S3rver; close(): Promise<void> }> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-s3rver-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', directory, silent: true });
   const { port } = (await server.run()) as { port: number };
@@ -24,6 +24,7 @@ export async function startS3Server(bucket = 'fieldops-test'): Promise<{ endpoin
   return {
     endpoint,
     bucket,
+    server,
     env: { FIELDOPS_S3_ENDPOINT: endpoint, FIELDOPS_S3_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey },
     close: async () => {
       await server.close();

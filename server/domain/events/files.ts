@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { Clock } from '../../db/time.js';
 import type { FileStore, StagedFile } from '../../storage/file-store.js';
 import { BodyReader } from '../catalog/fields.js';
@@ -32,11 +31,6 @@ export class EventFileService {
   async get(ctx: RequestContext, eventId: string, fileId: string): Promise<EventFileRecord> {
     const { tenantId } = requirePermission(ctx, 'view_event');
     return this.find(this.deps.store.repos, tenantId, eventId, fileId);
-  }
-
-  async content(ctx: RequestContext, eventId: string, fileId: string): Promise<{ file: EventFileRecord; stream: Readable }> {
-    const file = await this.get(ctx, eventId, fileId);
-    return { file, stream: this.deps.files.openRead(file.path) };
   }
 
   /** Refuses (403, 404) before the upload's bytes are read. */

@@ -1,6 +1,7 @@
 import type { EventFileRecord, EventNote } from '../../domain/events/model.js';
 import type { EventService } from '../../domain/events/service.js';
 import type { FileStore } from '../../storage/file-store.js';
+import { sendStoredFile } from '../file-download.js';
 import { withUpload } from '../middleware/upload.js';
 import type { UploadSlots } from '../upload-slots.js';
 import { presentEventFile, presentEventNote } from './events-presenters.js';
@@ -62,15 +63,10 @@ export function eventPartHandlers(deps: { events: EventService; files: FileStore
       await files.delete(requestContext(ctx), eventId(ctx), fileId(ctx));
       ctx.status = 204;
     },
-    /** The bytes, with the sniffed type; always a download, never rendered inline (no stored XSS). */
+    /** The bytes, with the sniffed type (see sendStoredFile: Range, presigned redirects, always a download). */
     async content(ctx: AppContext) {
-      const { file, stream } = await files.content(requestContext(ctx), eventId(ctx), fileId(ctx));
-      ctx.set('Content-Type', file.contentType);
-      ctx.set('Content-Length', String(file.size));
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Content-Disposition', contentDisposition(file.filename));
-      ctx.set('Cache-Control', 'private, max-age=0');
-      ctx.body = stream;
+      const file = await files.get(requestContext(ctx), eventId(ctx), fileId(ctx));
+      await sendStoredFile(ctx, deps.files, { path: file.path, size: file.size, contentType: file.contentType, disposition: contentDisposition(file.filename) });
     },
   };
 }

@@ -117,8 +117,18 @@ export const eventSchemas = {
   },
   getFile: { summary: 'An event file\'s metadata', tags: [tag], params: eventFileParams, responses: { 200: ok(eventFile), ...readErrors() } },
   deleteFile: { summary: 'Remove a file from an event (the stored bytes stay: they are content-addressed and may be shared)', tags: [tag], params: eventFileParams, responses: { 204: noContent, ...readErrors() } },
-  file: { summary: 'The bytes of an event\'s file', tags: [tag], params: eventFileParams, responses: { 200: bytes, ...readErrors() } },
+  file: { summary: 'The bytes of an event\'s file', tags: [tag], params: eventFileParams, responses: { ...storedFileResponses(), ...readErrors() } },
 } satisfies Record<string, RouteSchema>;
+
+/** A stored file's bytes as server/http/file-download.ts sends them: whole, one range, or a presigned redirect. */
+function storedFileResponses() {
+  return {
+    200: bytes,
+    206: { description: 'One byte range of the file (`Range: bytes=a-b`, `bytes=a-`, `bytes=-n`).', mediaType: 'application/octet-stream' },
+    302: { description: 'With `FIELDOPS_S3_PRESIGN=true`: a redirect to a short-lived presigned URL of the object store.' },
+    416: { description: 'The range is outside the file (`Content-Range: bytes */<size>`).' },
+  };
+}
 
 const filesTag = 'patrols';
 const fileParams = { id: { description: 'Patrol id (UUID).', schema: uuid }, fileId: { description: 'File id (UUID).', schema: uuid } };
@@ -149,12 +159,6 @@ export const patrolFileSchemas = {
   patch: { summary: 'Change a file\'s comment and ordernum', tags: [filesTag], params: fileParams, body: { kind: 'json', schema: metadataBody }, responses: { 200: ok(patrolFile), ...writeErrors() } },
   content: {
     summary: 'The bytes of a patrol file', tags: [filesTag], params: fileParams,
-    responses: {
-      200: bytes,
-      206: { description: 'One byte range of the file (`Range: bytes=a-b`).', mediaType: 'application/octet-stream' },
-      302: { description: 'With `FIELDOPS_S3_PRESIGN=true`: a redirect to a short-lived presigned URL of the object store.' },
-      416: { description: 'The range is outside the file (`Content-Range: bytes */<size>`).' },
-      ...readErrors(),
-    },
+    responses: { ...storedFileResponses(), ...readErrors() },
   },
 } satisfies Record<string, RouteSchema>;
