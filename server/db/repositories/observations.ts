@@ -60,13 +60,18 @@ export class KnexObservationRepository implements ObservationRepository {
       const result = await this.db.raw(`WITH status AS (${status.sql}) ${insert.sql}`, [...status.bindings, ...insert.bindings]);
       return (result as { rows: unknown[] }).rows.length;
     }
-    let inserted = 0;
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const created = await this.db('observations').insert(rows.slice(i, i + CHUNK)).onConflict(['source_id', 'recorded_at']).ignore().returning('id');
-      inserted += created.length;
-    }
-    for (let i = 0; i < statuses.length; i += CHUNK) await subjectStatusUpsert(this.db, statuses.slice(i, i + CHUNK));
-    return inserted;
+    const run = async (db: Executor) => {
+      let inserted = 0;
+      for (let i = 0; i < rows.length; i += CHUNK) {
+        const created = await db('observations').insert(rows.slice(i, i + CHUNK)).onConflict(['source_id', 'recorded_at']).ignore().returning('id');
+        inserted += created.length;
+      }
+      for (let i = 0; i < statuses.length; i += CHUNK) await subjectStatusUpsert(db, statuses.slice(i, i + CHUNK));
+      return inserted;
+    };
+    // One statement is atomic by itself; more need a transaction (the caller's, or one of our own).
+    const statements = Math.ceil(rows.length / CHUNK) + Math.ceil(statuses.length / CHUNK);
+    return this.db.isTransaction || statements <= 1 ? run(this.db) : this.db.transaction(run);
   }
 
   async list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]> {

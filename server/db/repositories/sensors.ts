@@ -53,31 +53,31 @@ export class KnexSensorRepository implements SensorRepository {
     return toProvider(await this.db('sensor_providers').where(where).first());
   }
 
+  async findProviderWithSources(tenantId: string, key: string, manufacturerIds: readonly string[]) {
+    if (manufacturerIds.length === 0 || manufacturerIds.length > CHUNK) return null;
+    const rows: Row[] = await this.db('sensor_providers as p')
+      .leftJoin('sensor_sources as s', (join) => join.on('s.provider_id', 'p.id').onIn('s.manufacturer_id', [...manufacturerIds]))
+      .where({ 'p.tenant_id': tenantId, 'p.provider_key': key })
+      .select('p.*', ...SOURCE_COLUMNS.map((column) => `s.${column} as s_${column}`));
+    if (rows.length === 0) return null;
+    const provider = toProvider(rows[0]!);
+    const sources = new Map<string, SensorSource>();
+    for (const row of rows) {
+      if (row.s_id === null || row.s_id === undefined) continue;
+      const source = toSource(Object.fromEntries(SOURCE_COLUMNS.map((column) => [column, row[`s_${column}`]])));
+      sources.set(source.manufacturerId, source);
+    }
+    return manufacturerIds.every((id) => sources.has(id)) ? { provider, sources } : null;
+  }
+
   /**
    * The provider and the sources of a batch, created when missing. When both exist (a steady
    * stream) this is one statement: the provider joined to the batch's sources.
    */
   async ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number) {
-    if (specs.length === 0 || specs.length > CHUNK) {
-      const provider = await this.ensureProvider(tenantId, key, providerType, at);
-      return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
-    }
-    const rows: Row[] = await this.db('sensor_providers as p')
-      .leftJoin('sensor_sources as s', (join) => join.on('s.provider_id', 'p.id').onIn('s.manufacturer_id', specs.map((spec) => spec.manufacturerId)))
-      .where({ 'p.tenant_id': tenantId, 'p.provider_key': key })
-      .select('p.*', ...SOURCE_COLUMNS.map((column) => `s.${column} as s_${column}`));
-    if (rows.length === 0) {
-      const provider = await this.ensureProvider(tenantId, key, providerType, at);
-      return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
-    }
-    const provider = toProvider(rows[0]!);
-    const found = new Map<string, SensorSource>();
-    for (const row of rows) {
-      if (row.s_id === null || row.s_id === undefined) continue;
-      const source = toSource(Object.fromEntries(SOURCE_COLUMNS.map((column) => [column, row[`s_${column}`]])));
-      found.set(source.manufacturerId, source);
-    }
-    if (specs.every((spec) => found.has(spec.manufacturerId))) return { provider, sources: found };
+    const found = await this.findProviderWithSources(tenantId, key, specs.map((spec) => spec.manufacturerId));
+    if (found) return found;
+    const provider = await this.ensureProvider(tenantId, key, providerType, at);
     return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
   }
 

@@ -66,6 +66,12 @@ export async function resolveSubjects(
   return subjectOf;
 }
 
+/** The subject of every item when deciding them writes nothing (reads only); null otherwise. */
+export async function knownSubjects(repos: Repositories, tenantId: string, items: readonly ObservationInput[], sources: ReadonlyMap<string, SensorSource>): Promise<Map<number, string> | null> {
+  const planned = await plan(repos, tenantId, items, sources);
+  return planned.needsWrites ? null : planned.subjectOf;
+}
+
 async function plan(repos: Repositories, tenantId: string, items: readonly ObservationInput[], sources: ReadonlyMap<string, SensorSource>) {
   const nameOf = (item: ObservationInput): string | null => {
     if (item.subjectId) return null;
