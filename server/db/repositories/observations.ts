@@ -4,6 +4,7 @@ import type { ObservationFilter, ObservationRepository, SubjectStatusUpdate } fr
 import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
+import { insertBatchPostgres } from './observations-postgres.js';
 import { subjectStatusUpsert } from './subject-status.js';
 
 type Row = Record<string, unknown>;
@@ -45,21 +46,14 @@ export class KnexObservationRepository implements ObservationRepository {
    * INSERT ... ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id: both dialects
    * return exactly the rows that were new, so duplicates within the statement, in earlier
    * batches and in concurrent transactions are all skipped without an error. Rows go in sorted
-   * by key so that concurrent writers lock index entries in one order. On PostgreSQL a batch
-   * that fits one statement carries the status upsert as a data-modifying CTE: one round trip.
-   * NOTE: PostgreSQL runs an unreferenced data-modifying CTE after the main statement, so the
-   * lock order stays observations first, then statuses, as in the two-statement path.
+   * by key so that concurrent writers lock index entries in one order. On PostgreSQL the whole
+   * batch is one statement (see observations-postgres.ts).
    */
   async insertBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[]): Promise<number> {
     const rows = [...observations]
       .sort((a, b) => (a.sourceId === b.sourceId ? a.recordedAt - b.recordedAt : a.sourceId < b.sourceId ? -1 : 1))
       .map(toRow);
-    if (this.dialect === 'postgres' && rows.length > 0 && rows.length <= CHUNK && statuses.length > 0 && statuses.length <= CHUNK) {
-      const status = subjectStatusUpsert(this.db, statuses).toSQL();
-      const insert = this.db('observations').insert(rows).onConflict(['source_id', 'recorded_at']).ignore().returning('id').toSQL();
-      const result = await this.db.raw(`WITH status AS (${status.sql}) ${insert.sql}`, [...status.bindings, ...insert.bindings]);
-      return (result as { rows: unknown[] }).rows.length;
-    }
+    if (this.dialect === 'postgres' && rows.length > 0) return insertBatchPostgres(this.db, rows, statuses);
     const run = async (db: Executor) => {
       let inserted = 0;
       for (let i = 0; i < rows.length; i += CHUNK) {
