@@ -244,6 +244,12 @@ export interface SensorRepository {
   ensureProvider(tenantId: string, key: string, providerType: string, at: number): Promise<SensorProvider>;
   /** The provider and the sources of these manufacturer ids, in one statement; null unless all exist. */
   findProviderWithSources(tenantId: string, key: string, manufacturerIds: readonly string[]): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource> } | null>;
+  /**
+   * What a steady batch reads: the provider and the sources of these manufacturer ids (null
+   * unless all exist), and the tenant's subjects of these names, oldest first. One statement on
+   * PostgreSQL.
+   */
+  findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource>; named: Subject[] } | null>;
   /** Both of the above in one step (one statement when everything exists already). */
   ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource> }>;
   /** The provider's sources by manufacturer id, creating the missing ones (in a stable order). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Observation, SensorProvider, SensorSource } from '../model.js';
 import type { NewSourceSpec, Repositories, SubjectStatusUpdate } from '../ports.js';
 import type { ObservationInput } from './observation-input.js';
-import { knownSubjects, resolveSubjects } from './subjects.js';
+import { candidateNames, knownSubjects, resolveSubjects } from './subjects.js';
 
 /** How a provider type fills what an item leaves out. */
 export interface IntakeDefaults {
@@ -70,9 +70,8 @@ export async function storeObservations(
 
 /**
  * A steady stream, outside any transaction: when the provider, every source and every subject
- * exist and the batch changes none of them, the batch is read (provider and sources in one
- * statement, subjects in another) and written by one atomic insertBatch (one statement on
- * PostgreSQL), with no BEGIN/COMMIT round trips and nothing locked across round trips. The
+ * exist and the batch changes none of them, the batch is read (one statement on PostgreSQL)
+ * and written by one atomic insertBatch (one statement on PostgreSQL), with no BEGIN/COMMIT round trips and nothing locked across round trips. The
  * reads commit to nothing: under READ COMMITTED a transaction would not hold them either.
  * null when the batch must create or change something: the caller runs storeObservations in a
  * transaction instead.
@@ -84,9 +83,9 @@ export async function storeSteadyBatch(
   items: readonly ObservationInput[],
   now: number,
 ): Promise<IntakeResult | null> {
-  const target = await repos.sensors.findProviderWithSources(tenantId, providerKey, [...new Set(items.map((item) => item.manufacturerId))]);
+  const target = await repos.sensors.findSteadyIntake(tenantId, providerKey, [...new Set(items.map((item) => item.manufacturerId))], candidateNames(items));
   if (!target) return null;
-  const subjectOf = await knownSubjects(repos, tenantId, items, target.sources);
+  const subjectOf = await knownSubjects(repos, tenantId, items, target.sources, target.named);
   if (!subjectOf) return null;
   const { observations, statuses, reassigned } = observationsOf(target, items, subjectOf, now);
   if (reassigned.length > 0) return null;
