@@ -1,8 +1,8 @@
 /**
  * Patrol creates under concurrency (issue 17): `--callers` concurrent callers each POST patrols
  * (one nested segment) for `--seconds`, against this tree's server and against the build of an
- * older commit (`--before <ref>`, default the start of issue 17; `none` skips it), in one run,
- * on the dialect given. Prints p50/p99 latency and creates per second for both, and checks the
+ * older commit (`--before <ref>`, default in lib/baseline.ts; `none` skips it), in one run, on
+ * the dialect given. Prints p50/p99 latency and creates per second for both, and checks the
  * serial numbers: unique and, per tenant, exactly 1..n.
  *
  * With both dialects (the default) it also prints PostgreSQL's p50 over SQLite's, per build.

@@ -7,10 +7,11 @@ import { repoRoot } from './processes.js';
 /**
  * The "before" of a before/after benchmark: the tree of an older commit, built in a temporary
  * directory beside this checkout (sharing its node_modules), so both builds are measured in one
- * run on the same machine. Built once per commit and kept in the temp dir. `ref` defaults to the
- * commit the scaling work started from; pass `--before <ref>` to the benchmarks to change it.
+ * run on the same machine. Built once per commit and kept in the temp dir. `ref` defaults to main
+ * as the last write-path work of issue 17 (items 3 and 4) started from; pass `--before <ref>` to
+ * the benchmarks to change it (8bd4f79 is the start of issue 17).
  */
-export const DEFAULT_BEFORE = '8bd4f79';
+export const DEFAULT_BEFORE = 'c4b84fb';
 
 export function buildBaseline(ref: string = DEFAULT_BEFORE): { commit: string; root: string; bin: string } {
   const commit = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: repoRoot, encoding: 'utf8' }).trim();

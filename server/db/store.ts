@@ -37,7 +37,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     clients: translated(new KnexClientRepository(db)),
     tokens: translated(new KnexTokenRepository(db, hot)),
     throttle: translated(new KnexThrottleRepository(db)),
-    sensors: translated(new KnexSensorRepository(db)),
+    sensors: translated(new KnexSensorRepository(db, dialect)),
     observations: translated(new KnexObservationRepository(db, dialect)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
     events: translated(new KnexEventRepository(db)),

@@ -242,6 +242,14 @@ export interface SubjectStatusUpdate {
 export interface SensorRepository {
   /** The tenant's provider for `key`, created on first sight; concurrent first sights agree on one row. */
   ensureProvider(tenantId: string, key: string, providerType: string, at: number): Promise<SensorProvider>;
+  /** The provider and the sources of these manufacturer ids, in one statement; null unless all exist. */
+  findProviderWithSources(tenantId: string, key: string, manufacturerIds: readonly string[]): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource> } | null>;
+  /**
+   * What a steady batch reads: the provider and the sources of these manufacturer ids (null
+   * unless all exist), and the tenant's subjects of these names, oldest first. One statement on
+   * PostgreSQL.
+   */
+  findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource>; named: Subject[] } | null>;
   /** Both of the above in one step (one statement when everything exists already). */
   ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource> }>;
   /** The provider's sources by manufacturer id, creating the missing ones (in a stable order). */
@@ -265,7 +273,8 @@ export interface ObservationRepository {
   /**
    * Inserts, skipping every (source, recorded_at) already stored, and upserts each subject's
    * status (an older position or radio state never replaces a newer one); returns how many
-   * observations were new. One statement where the dialect allows it.
+   * observations were new. All or nothing: atomic on its own (inside a transaction when given
+   * one); one statement where the dialect allows it.
    */
   insertBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[]): Promise<number>;
   list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]>;

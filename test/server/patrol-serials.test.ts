@@ -29,13 +29,36 @@ t.test(`patrol serial numbers without a tenant-wide lock (${dialect})`, async (t
     t.equal((await post({ title: 'next' })).body.serial_number, 18, 'no gap');
   });
 
+  await t.test('a create that fails on its last rows saves nothing and uses no serial', async (t) => {
+    const noteId = '1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d';
+    const first = await post({ title: 'with a note', notes: [{ id: noteId, text: 'hello' }] });
+    t.equal(first.status, 201);
+    const id = 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e';
+    const clash = await post({ id, title: 'half', patrol_segments: [{ patrol_type: 'foot' }], notes: [{ id: noteId, text: 'again' }] });
+    t.equal(clash.status, 409, 'the note id is taken');
+    t.equal((await s.json(`${P}/${id}`, { token })).status, 404, 'no patrol row');
+    const segments = (await s.json('/api/v1.0/activity/patrols/segments', { token })).body;
+    t.notOk(JSON.stringify(segments).includes(id), 'no segment row');
+    t.equal((await post({ title: 'after' })).body.serial_number, first.body.serial_number + 1, 'no gap');
+  });
+
+  await t.test('a segment id named twice in one create: the later entry updates the earlier', async (t) => {
+    const segmentId = 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f';
+    const answer = await post({ title: 'twice', patrol_segments: [{ id: segmentId, patrol_type: 'foot' }, { id: segmentId, scheduled_start: '2026-11-21T08:00:00Z' }] });
+    t.equal(answer.status, 201);
+    t.equal(answer.body.patrol_segments.length, 1);
+    t.equal(answer.body.patrol_segments[0].patrol_type, 'foot');
+    t.ok(answer.body.patrol_segments[0].scheduled_start);
+    t.same((await s.json(`${P}/${answer.body.id}`, { token })).body, answer.body, 'the answer is what a read gives');
+  });
+
   await t.test('serials are per tenant', async (t) => {
     const other = await s.server.runtime.admin.createTenant('other-serials');
     t.ok(other);
     const patrols = await s.server.runtime.store.transaction(async (repos) => {
       const view = { id: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', tenantId: (await repos.tenants.findByName('other-serials'))!.id };
-      await repos.patrols.insertPatrol({ id: view.id, tenantId: view.tenantId, serialNumber: 0, title: null, objective: null, priority: 0, state: 'open', window: patrolWindow([]), createdByUserId: null, createdAt: 1, updatedAt: 1 });
-      return repos.patrols.assignSerialNumber(view.tenantId, view.id);
+      // Inside the caller's transaction here (the service's creates are atomic on their own).
+      return repos.patrols.createPatrol({ patrol: { id: view.id, tenantId: view.tenantId, serialNumber: 0, title: null, objective: null, priority: 0, state: 'open', window: patrolWindow([]), createdByUserId: null, createdAt: 1, updatedAt: 1 }, segments: [], notes: [], updates: [] });
     });
     t.equal(patrols, 1, 'another tenant starts at 1');
   });

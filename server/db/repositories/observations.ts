@@ -4,12 +4,9 @@ import type { ObservationFilter, ObservationRepository, SubjectStatusUpdate } fr
 import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
-import { subjectStatusUpsert } from './subject-status.js';
+import { insertObservationBatch } from './observations-batch.js';
 
 type Row = Record<string, unknown>;
-
-/** 9 columns a row: 400 rows stay far below SQLite's 32766 and PostgreSQL's 65535 parameters. */
-const CHUNK = 400;
 
 export const toObservation = (row: Row): Observation => ({
   id: row.id as string,
@@ -45,28 +42,13 @@ export class KnexObservationRepository implements ObservationRepository {
    * INSERT ... ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id: both dialects
    * return exactly the rows that were new, so duplicates within the statement, in earlier
    * batches and in concurrent transactions are all skipped without an error. Rows go in sorted
-   * by key so that concurrent writers lock index entries in one order. On PostgreSQL a batch
-   * that fits one statement carries the status upsert as a data-modifying CTE: one round trip.
-   * NOTE: PostgreSQL runs an unreferenced data-modifying CTE after the main statement, so the
-   * lock order stays observations first, then statuses, as in the two-statement path.
+   * by key so that concurrent writers lock index entries in one order. See observations-batch.ts.
    */
   async insertBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[]): Promise<number> {
     const rows = [...observations]
       .sort((a, b) => (a.sourceId === b.sourceId ? a.recordedAt - b.recordedAt : a.sourceId < b.sourceId ? -1 : 1))
       .map(toRow);
-    if (this.dialect === 'postgres' && rows.length > 0 && rows.length <= CHUNK && statuses.length > 0 && statuses.length <= CHUNK) {
-      const status = subjectStatusUpsert(this.db, statuses).toSQL();
-      const insert = this.db('observations').insert(rows).onConflict(['source_id', 'recorded_at']).ignore().returning('id').toSQL();
-      const result = await this.db.raw(`WITH status AS (${status.sql}) ${insert.sql}`, [...status.bindings, ...insert.bindings]);
-      return (result as { rows: unknown[] }).rows.length;
-    }
-    let inserted = 0;
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const created = await this.db('observations').insert(rows.slice(i, i + CHUNK)).onConflict(['source_id', 'recorded_at']).ignore().returning('id');
-      inserted += created.length;
-    }
-    for (let i = 0; i < statuses.length; i += CHUNK) await subjectStatusUpsert(this.db, statuses.slice(i, i + CHUNK));
-    return inserted;
+    return insertObservationBatch(this.db, this.dialect, rows, statuses);
   }
 
   async list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]> {

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
-import type { PatrolRepository, ResolvedPatrolFilter } from '../../domain/patrols/ports.js';
+import type { NewPatrol, PatrolRepository, ResolvedPatrolFilter } from '../../domain/patrols/ports.js';
 import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from '../../domain/patrols/model.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
+import { insertNewPatrol } from './patrol-create.js';
 import { fileRow, noteRow, patrolRow, segmentRow, toFile, toNote, toPatrol, toSegment, toUpdate, updateRow } from './patrol-rows.js';
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -13,25 +14,8 @@ export class KnexPatrolRepository implements PatrolRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /**
-   * The provisional serial must not collide with another uncommitted create: on PostgreSQL it is
-   * minus the backend's process id (one transaction per connection at a time); SQLite has one
-   * writer at a time. It never commits: assignSerialNumber replaces it in the same transaction.
-   */
-  async insertPatrol(patrol: Patrol): Promise<void> {
-    const provisional = this.dialect === 'postgres' ? this.db.raw('-pg_backend_pid()') : -1;
-    await this.db('patrols').insert({ ...patrolRow(patrol), serial_number: provisional });
-  }
-
-  async assignSerialNumber(tenantId: string, patrolId: string): Promise<number> {
-    const [row] = await this.db('patrol_serials')
-      .insert({ tenant_id: tenantId, last_serial: 1 })
-      .onConflict('tenant_id')
-      .merge({ last_serial: this.db.raw('patrol_serials.last_serial + 1') })
-      .returning('last_serial');
-    const serial = Number((row as { last_serial: number }).last_serial);
-    await this.db('patrols').where({ tenant_id: tenantId, id: patrolId }).update({ serial_number: serial });
-    return serial;
+  async createPatrol(write: NewPatrol): Promise<number> {
+    return insertNewPatrol(this.db, this.dialect, write);
   }
 
   async updatePatrol(patrol: Patrol): Promise<void> {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { SensorProvider, SensorSource } from '../../domain/model.js';
+import type { SensorProvider, SensorSource, Subject } from '../../domain/model.js';
+import type { Dialect } from '../knex.js';
+import { toSubject } from './subjects.js';
 import type { NewSourceSpec, SensorRepository } from '../../domain/ports.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
@@ -40,7 +42,10 @@ export const toSource = (row: Row): SensorSource => ({
  * key never fail: on PostgreSQL the second insert waits for the first to commit, then skips.
  */
 export class KnexSensorRepository implements SensorRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly dialect: Dialect,
+  ) {}
 
   async ensureProvider(tenantId: string, key: string, providerType: string, at: number): Promise<SensorProvider> {
     const where = { tenant_id: tenantId, provider_key: key };
@@ -53,31 +58,59 @@ export class KnexSensorRepository implements SensorRepository {
     return toProvider(await this.db('sensor_providers').where(where).first());
   }
 
+  async findProviderWithSources(tenantId: string, key: string, manufacturerIds: readonly string[]) {
+    if (manufacturerIds.length === 0 || manufacturerIds.length > CHUNK) return null;
+    const rows: Row[] = await this.db('sensor_providers as p')
+      .leftJoin('sensor_sources as s', (join) => join.on('s.provider_id', 'p.id').onIn('s.manufacturer_id', [...manufacturerIds]))
+      .where({ 'p.tenant_id': tenantId, 'p.provider_key': key })
+      .select('p.*', ...SOURCE_COLUMNS.map((column) => `s.${column} as s_${column}`));
+    if (rows.length === 0) return null;
+    const provider = toProvider(rows[0]!);
+    const sources = new Map<string, SensorSource>();
+    for (const row of rows) {
+      if (row.s_id === null || row.s_id === undefined) continue;
+      const source = toSource(Object.fromEntries(SOURCE_COLUMNS.map((column) => [column, row[`s_${column}`]])));
+      sources.set(source.manufacturerId, source);
+    }
+    return manufacturerIds.every((id) => sources.has(id)) ? { provider, sources } : null;
+  }
+
+  /**
+   * PostgreSQL: one round trip, each row as JSON under a kind ('p' provider, 's' source, 'n'
+   * subject), mapped by the same row mappers. SQLite (in-process, no round trips): the two reads.
+   */
+  async findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]) {
+    if (manufacturerIds.length === 0 || manufacturerIds.length > CHUNK || subjectNames.length > CHUNK) return null;
+    const byAge = (a: Subject, b: Subject) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1);
+    if (this.dialect === 'sqlite') {
+      const found = await this.findProviderWithSources(tenantId, key, manufacturerIds);
+      if (!found) return null;
+      const named = subjectNames.length > 0 ? (await this.db('subjects').where({ tenant_id: tenantId }).whereIn('name', [...subjectNames])).map(toSubject) : [];
+      return { ...found, named: named.sort(byAge) };
+    }
+    const list = (values: readonly string[]) => values.map(() => '?').join(', ');
+    const named = subjectNames.length > 0 ? `UNION ALL SELECT 'n', row_to_json(x) FROM subjects x WHERE x.tenant_id = ? AND x.name IN (${list(subjectNames)})` : '';
+    const { rows } = (await this.db.raw(
+      `SELECT 'p' AS kind, row_to_json(p) AS r FROM sensor_providers p WHERE p.tenant_id = ? AND p.provider_key = ?
+       UNION ALL SELECT 's', row_to_json(s) FROM sensor_sources s JOIN sensor_providers p ON s.provider_id = p.id
+         WHERE p.tenant_id = ? AND p.provider_key = ? AND s.manufacturer_id IN (${list(manufacturerIds)}) ${named}`,
+      [tenantId, key, tenantId, key, ...manufacturerIds, ...(named ? [tenantId, ...subjectNames] : [])],
+    )) as { rows: Array<{ kind: 'p' | 's' | 'n'; r: Row }> };
+    const providerRow = rows.find((row) => row.kind === 'p');
+    if (!providerRow) return null;
+    const sources = new Map(rows.filter((row) => row.kind === 's').map((row) => [row.r.manufacturer_id as string, toSource(row.r)]));
+    if (!manufacturerIds.every((id) => sources.has(id))) return null;
+    return { provider: toProvider(providerRow.r), sources, named: rows.filter((row) => row.kind === 'n').map((row) => toSubject(row.r)).sort(byAge) };
+  }
+
   /**
    * The provider and the sources of a batch, created when missing. When both exist (a steady
    * stream) this is one statement: the provider joined to the batch's sources.
    */
   async ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number) {
-    if (specs.length === 0 || specs.length > CHUNK) {
-      const provider = await this.ensureProvider(tenantId, key, providerType, at);
-      return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
-    }
-    const rows: Row[] = await this.db('sensor_providers as p')
-      .leftJoin('sensor_sources as s', (join) => join.on('s.provider_id', 'p.id').onIn('s.manufacturer_id', specs.map((spec) => spec.manufacturerId)))
-      .where({ 'p.tenant_id': tenantId, 'p.provider_key': key })
-      .select('p.*', ...SOURCE_COLUMNS.map((column) => `s.${column} as s_${column}`));
-    if (rows.length === 0) {
-      const provider = await this.ensureProvider(tenantId, key, providerType, at);
-      return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
-    }
-    const provider = toProvider(rows[0]!);
-    const found = new Map<string, SensorSource>();
-    for (const row of rows) {
-      if (row.s_id === null || row.s_id === undefined) continue;
-      const source = toSource(Object.fromEntries(SOURCE_COLUMNS.map((column) => [column, row[`s_${column}`]])));
-      found.set(source.manufacturerId, source);
-    }
-    if (specs.every((spec) => found.has(spec.manufacturerId))) return { provider, sources: found };
+    const found = await this.findProviderWithSources(tenantId, key, specs.map((spec) => spec.manufacturerId));
+    if (found) return found;
+    const provider = await this.ensureProvider(tenantId, key, providerType, at);
     return { provider, sources: await this.ensureSources(tenantId, provider.id, specs, at) };
   }
 

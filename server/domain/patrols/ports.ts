@@ -4,15 +4,22 @@ import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from
 /** The list filter with patrol types resolved to ids. */
 export type ResolvedPatrolFilter = Omit<PatrolListFilter, 'patrolTypes'> & { patrolTypeIds: string[] | null };
 
+/** A patrol as its create writes it: the rows of its segments, notes and updates with it. */
+export interface NewPatrol {
+  patrol: Patrol;
+  segments: PatrolSegment[];
+  notes: PatrolNote[];
+  updates: PatrolUpdate[];
+}
+
 export interface PatrolRepository {
-  /** Inserts a new patrol with a provisional serial number (its `serialNumber` is ignored). */
-  insertPatrol(patrol: Patrol): Promise<void>;
   /**
-   * Gives the patrol the tenant's next serial number (unique and increasing per tenant) and
-   * returns it. Call it as the last write of the creating transaction: the tenant's counter
-   * row stays locked from here to the commit, and no longer.
+   * Writes a new patrol with its segments, notes and updates, all or nothing (atomic on its
+   * own; inside a transaction when given one), and gives it the tenant's next serial number
+   * (unique and increasing per tenant; its `serialNumber` is ignored), which it returns. The
+   * tenant's counter row is locked only from this write to its commit.
    */
-  assignSerialNumber(tenantId: string, patrolId: string): Promise<number>;
+  createPatrol(write: NewPatrol): Promise<number>;
   updatePatrol(patrol: Patrol): Promise<void>;
   findPatrol(tenantId: string, id: string): Promise<Patrol | null>;
   listPatrols(tenantId: string, filter: ResolvedPatrolFilter, now: number, page: { offset: number; limit: number }): Promise<{ total: number; patrols: Patrol[] }>;

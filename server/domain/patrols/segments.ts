@@ -2,12 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { type FieldIssue, InputError } from '../errors.js';
 import type { Repositories } from '../ports.js';
 import type { SegmentInput } from './input.js';
-import type { PatrolSegment } from './model.js';
+import type { PatrolSegment, SegmentView } from './model.js';
+
+/** A segment as a write leaves it, with the type and leader it looked up (undefined: not looked up). */
+export interface AppliedSegment {
+  segment: PatrolSegment;
+  patrolType?: SegmentView['patrolType'];
+  leader?: SegmentView['leader'];
+}
 
 /**
  * Builds the segment a write asks for, from the current one (or none) and the input: resolves
  * the patrol type by value (unknown or deactivated: 400) and the leader (unknown: 400), and
  * checks that starts come before ends. `field` prefixes error keys for nested segments.
+ * Returns the segment with what it resolved, so that a create can present it without reading back.
  */
 export async function applySegmentInput(
   repos: Repositories,
@@ -17,10 +25,11 @@ export async function applySegmentInput(
   input: SegmentInput,
   now: number,
   field = '',
-): Promise<PatrolSegment> {
+): Promise<AppliedSegment> {
   const at = (name: string) => (field ? `${field}.${name}` : name);
   const errors: Record<string, FieldIssue[]> = {};
   const fail = (name: string, code: string, message: string, hint: string) => (errors[at(name)] ??= []).push({ code, message, hints: [hint] });
+  const applied: Omit<AppliedSegment, 'segment'> = {};
   const next: PatrolSegment = current
     ? { ...current, updatedAt: now }
     : {
@@ -28,23 +37,30 @@ export async function applySegmentInput(
         scheduledEnd: null, startTime: null, endTime: null, startLocation: null, endLocation: null, createdAt: now, updatedAt: now,
       };
   if (input.patrolType !== undefined) {
-    if (input.patrolType === null) next.patrolTypeId = null;
-    else {
+    if (input.patrolType === null) {
+      next.patrolTypeId = null;
+      applied.patrolType = null;
+    } else {
       const type = await repos.patrolTypes.find(tenantId, input.patrolType);
       if (!type) fail('patrol_type', 'unknown_patrol_type', `No patrol type "${input.patrolType}".`, 'Use the value of a type from /api/v1.0/activity/patrols/types.');
       else if (!type.isActive && type.id !== current?.patrolTypeId) fail('patrol_type', 'inactive_patrol_type', `The patrol type "${input.patrolType}" is deactivated.`, 'Choose an active patrol type.');
-      else next.patrolTypeId = type.id;
+      else {
+        next.patrolTypeId = type.id;
+        applied.patrolType = type;
+      }
     }
   }
   if (input.leader !== undefined) {
     if (input.leader === null) {
       next.leaderType = null;
       next.leaderId = null;
+      applied.leader = null;
     } else {
-      const exists = input.leader.type === 'observations.subject'
-        ? (await repos.subjects.findMany(tenantId, [input.leader.id])).length === 1
-        : (await repos.users.findManyInTenant(tenantId, [input.leader.id])).length === 1;
-      if (!exists) fail('leader', 'unknown_leader', 'No such leader in this tenant.', 'Pick a leader from /api/v1.0/activity/patrols/trackedby.');
+      const [subject] = input.leader.type === 'observations.subject' ? await repos.subjects.findMany(tenantId, [input.leader.id]) : [];
+      const [user] = input.leader.type === 'accounts.user' ? await repos.users.findManyInTenant(tenantId, [input.leader.id]) : [];
+      if (subject) applied.leader = { type: 'observations.subject', subject };
+      else if (user) applied.leader = { type: 'accounts.user', user };
+      if (!subject && !user) fail('leader', 'unknown_leader', 'No such leader in this tenant.', 'Pick a leader from /api/v1.0/activity/patrols/trackedby.');
       else {
         next.leaderType = input.leader.type;
         next.leaderId = input.leader.id;
@@ -61,5 +77,5 @@ export async function applySegmentInput(
     fail('time_range', 'invalid_range', 'time_range.end_time must be after time_range.start_time.', 'Swap or correct the times.');
   }
   if (Object.keys(errors).length > 0) throw new InputError('The patrol segment is not valid.', errors);
-  return next;
+  return { ...applied, segment: next };
 }

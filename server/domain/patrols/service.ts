@@ -8,6 +8,7 @@ import { patrolEtag, type IfMatch } from './etag.js';
 import type { PatrolListFilter } from './filters.js';
 import { type PatrolInput, type SegmentInput, readPatrolBody, readSegmentBody } from './input.js';
 import type { Patrol, PatrolSegment, PatrolState, PatrolView, SegmentView } from './model.js';
+import { draftNewPatrol, patrolUpdate } from './create.js';
 import { applySegmentInput } from './segments.js';
 import { loadPatrolViews, loadSegmentViews } from './views.js';
 import { automaticState, patrolWindow } from './window.js';
@@ -43,29 +44,18 @@ export class PatrolService {
 
   /**
    * A client-supplied id that exists already is 409 and changes nothing (offline retries; two
-   * concurrent creates of one id meet at the primary key, also 409). Creates take no tenant
-   * lock: the serial number is assigned last (see assignSerialNumber), after the view is read.
+   * concurrent creates of one id meet at the primary key, also 409). The create is decided in
+   * memory from reads (see create.ts), then written by one atomic repository call that assigns
+   * the serial: no tenant-wide lock, and no transaction held open across round trips.
    */
   async create(ctx: RequestContext, body: unknown): Promise<PatrolView> {
     const { tenantId } = requirePermission(ctx, 'add_patrol');
     const input = readPatrolBody(body);
-    return this.deps.store.transaction(async (repos) => {
-      const now = this.deps.clock.now();
-      if (input.id && (await repos.patrols.findPatrol(tenantId, input.id))) throw new ConflictError('A patrol with this id already exists.');
-      const patrol: Patrol = {
-        id: input.id ?? randomUUID(), tenantId, serialNumber: 0, title: input.title ?? null,
-        objective: input.objective ?? null, priority: input.priority ?? 0, state: input.state ?? 'open', window: patrolWindow([]),
-        createdByUserId: actingUser(ctx.principal!)?.id ?? null, createdAt: now, updatedAt: now,
-      };
-      await repos.patrols.insertPatrol(patrol);
-      await this.record(repos, ctx, patrol, 'add_patrol', 'Patrol Added', now);
-      await this.writeSegments(repos, tenantId, patrol, input.segments ?? [], now);
-      for (const note of input.notes ?? []) await this.insertNote(repos, ctx, patrol, note.text, now, note.id);
-      await this.refresh(repos, ctx, patrol, now, { endCleared: false });
-      const view = await this.view(repos, tenantId, patrol.id);
-      const serialNumber = await repos.patrols.assignSerialNumber(tenantId, patrol.id);
-      return { ...view, patrol: { ...view.patrol, serialNumber } };
-    });
+    const { repos } = this.deps.store;
+    if (input.id && (await repos.patrols.findPatrol(tenantId, input.id))) throw new ConflictError('A patrol with this id already exists.');
+    const { write, view } = await draftNewPatrol(repos, ctx, tenantId, input.id ?? randomUUID(), input, this.deps.clock.now());
+    const serialNumber = await repos.patrols.createPatrol(write);
+    return { ...view, patrol: { ...view.patrol, serialNumber } };
   }
 
   /** PUT and PATCH: fields left out are unchanged; nested segments with an id are updated, others created. */
@@ -127,7 +117,7 @@ export class PatrolService {
       const current = await this.findSegment(repos, tenantId, id);
       if (input.patrol && input.patrol !== current.patrolId) throw InputError.field('patrol', 'not_allowed', 'A segment cannot move to another patrol.', ['Create a new segment instead.']);
       const patrol = (await repos.patrols.findPatrol(tenantId, current.patrolId))!;
-      const segment = await applySegmentInput(repos, tenantId, patrol.id, current, { ...input, id: current.id }, now);
+      const { segment } = await applySegmentInput(repos, tenantId, patrol.id, current, { ...input, id: current.id }, now);
       await repos.patrols.updateSegment(segment);
       await this.refresh(repos, ctx, patrol, now, { endCleared: current.endTime !== null && segment.endTime === null });
       return (await loadSegmentViews(repos, tenantId, [segment]))[0]!;
@@ -145,7 +135,7 @@ export class PatrolService {
       const current = input.id ? await repos.patrols.findSegment(tenantId, input.id) : null;
       if (current && current.patrolId !== patrol.id) throw InputError.field(`${field || 'id'}`, 'other_patrol', 'That segment belongs to another patrol.', ['Leave the id out to create a new segment.']);
       if (current && returnSegments) throw new ConflictError('A segment with this id already exists.');
-      const segment = await applySegmentInput(repos, tenantId, patrol.id, current, input, now, field);
+      const { segment } = await applySegmentInput(repos, tenantId, patrol.id, current, input, now, field);
       if (current) {
         await repos.patrols.updateSegment(segment);
         if (current.endTime !== null && segment.endTime === null) endCleared = true;
@@ -175,8 +165,7 @@ export class PatrolService {
 
   /** Records a change in the patrol's updates: by the caller, or by the system when ctx is null. */
   async record(repos: Repositories, ctx: RequestContext | null, patrol: Patrol, type: string, message: string, now: number): Promise<void> {
-    const user = ctx?.principal ? actingUser(ctx.principal) : null;
-    await repos.patrols.insertUpdate({ id: randomUUID(), tenantId: patrol.tenantId, patrolId: patrol.id, type, message, userId: user?.id ?? null, username: user?.username ?? (ctx ? null : 'system'), time: now });
+    await repos.patrols.insertUpdate(patrolUpdate(ctx, patrol, type, message, now));
   }
 
   private async view(repos: Repositories, tenantId: string, id: string): Promise<PatrolView> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Observation, SensorProvider, SensorSource } from '../model.js';
 import type { NewSourceSpec, Repositories, SubjectStatusUpdate } from '../ports.js';
 import type { ObservationInput } from './observation-input.js';
-import { resolveSubjects } from './subjects.js';
+import { candidateNames, knownSubjects, resolveSubjects } from './subjects.js';
 
 /** How a provider type fills what an item leaves out. */
 export interface IntakeDefaults {
@@ -60,12 +60,45 @@ export async function storeObservations(
   now: number,
 ): Promise<IntakeResult> {
   const { provider, sources } = target;
-  const tenantId = provider.tenantId;
-  const subjectOf = await resolveSubjects(repos, tenantId, items, sources, defaults.subjectSubtype, now);
+  const subjectOf = await resolveSubjects(repos, provider.tenantId, items, sources, defaults.subjectSubtype, now);
+  const { observations, statuses, reassigned } = observationsOf(target, items, subjectOf, now);
+  // In id order, like every multi-row write here: concurrent batches lock rows in one order.
+  for (const [sourceId, subjectId] of reassigned) await repos.sensors.assignSubject(sourceId, subjectId, now);
+  const created = await repos.observations.insertBatch(observations, statuses);
+  return { received: items.length, created, duplicates: items.length - created };
+}
 
+/**
+ * A steady stream, outside any transaction: when the provider, every source and every subject
+ * exist and the batch changes none of them, the batch is read (one statement on PostgreSQL)
+ * and written by one atomic insertBatch (one statement on PostgreSQL), with no BEGIN/COMMIT round trips and nothing locked across round trips. The
+ * reads commit to nothing: under READ COMMITTED a transaction would not hold them either.
+ * null when the batch must create or change something: the caller runs storeObservations in a
+ * transaction instead.
+ */
+export async function storeSteadyBatch(
+  repos: Repositories,
+  tenantId: string,
+  providerKey: string,
+  items: readonly ObservationInput[],
+  now: number,
+): Promise<IntakeResult | null> {
+  const target = await repos.sensors.findSteadyIntake(tenantId, providerKey, [...new Set(items.map((item) => item.manufacturerId))], candidateNames(items));
+  if (!target) return null;
+  const subjectOf = await knownSubjects(repos, tenantId, items, target.sources, target.named);
+  if (!subjectOf) return null;
+  const { observations, statuses, reassigned } = observationsOf(target, items, subjectOf, now);
+  if (reassigned.length > 0) return null;
+  const created = await repos.observations.insertBatch(observations, statuses);
+  return { received: items.length, created, duplicates: items.length - created };
+}
+
+/** The rows of a batch, its subject status updates, and the sources whose subject changes (in id order). */
+function observationsOf(target: IntakeTarget, items: readonly ObservationInput[], subjectOf: ReadonlyMap<number, string>, now: number) {
+  const { provider, sources } = target;
   const observations: Observation[] = items.map((item) => ({
     id: randomUUID(),
-    tenantId,
+    tenantId: provider.tenantId,
     sourceId: sources.get(item.manufacturerId)!.id,
     subjectId: subjectOf.get(item.index) ?? null,
     recordedAt: item.recordedAt,
@@ -74,19 +107,15 @@ export async function storeObservations(
     additional: item.additional,
     createdAt: now,
   }));
-  const statuses = statusUpdates(observations, now);
-
   // Each source now tracks the subject of its newest item in this batch.
   const newestOfSource = new Map<string, Observation>();
   for (const o of observations) if ((newestOfSource.get(o.sourceId)?.recordedAt ?? -Infinity) < o.recordedAt) newestOfSource.set(o.sourceId, o);
-  // In id order, like every multi-row write here: concurrent batches lock rows in one order.
+  const reassigned: Array<[string, string]> = [];
   for (const source of [...sources.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     const subjectId = newestOfSource.get(source.id)?.subjectId;
-    if (subjectId && subjectId !== source.subjectId) await repos.sensors.assignSubject(source.id, subjectId, now);
+    if (subjectId && subjectId !== source.subjectId) reassigned.push([source.id, subjectId]);
   }
-
-  const created = await repos.observations.insertBatch(observations, statuses);
-  return { received: items.length, created, duplicates: items.length - created };
+  return { observations, statuses: statusUpdates(observations, now), reassigned };
 }
 
 /** Per subject: the newest position of the batch, and the newest radio state carried by any item. */

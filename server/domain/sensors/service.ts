@@ -7,7 +7,7 @@ import type { Store, SubjectWithStatus } from '../ports.js';
 import { parseIsoWithOffset } from '../time-input.js';
 import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type IncomingFile, fileCameraTrapReport, readCameraTrapForm } from './camera-trap.js';
 import { exifTakenAt } from './exif-time.js';
-import { type IntakeDefaults, type IntakeResult, intakeTarget, storeObservations } from './intake.js';
+import { type IntakeDefaults, type IntakeResult, intakeTarget, storeObservations, storeSteadyBatch } from './intake.js';
 import { type ItemIssue, readItems, readObservation, throwItemIssues } from './observation-input.js';
 import { readRadioAgentBatch } from './radioagent.js';
 import { type ObservationQuery, readObservationFilter } from './reads.js';
@@ -35,8 +35,8 @@ const NO_METRICS: SensorMetrics = { observations: () => undefined };
 export type RadioAgentResult = { kind: 'heartbeat'; echo: Record<string, unknown> } | { kind: 'batch'; result: IntakeResult & { heartbeats: number } };
 
 /**
- * Sensor intake (CONTRACT §10) and its read side. Every intake request is one transaction:
- * a batch is stored entirely or not at all. Writers need `add_observation`; observations are
+ * Sensor intake (CONTRACT §10) and its read side. Every intake request is stored entirely or
+ * not at all: one transaction, or for a steady stream one atomic write. Writers need `add_observation`; observations are
  * read with `view_observation`, subjects with `view_subject`. Everything is the caller's tenant.
  */
 export class SensorService {
@@ -67,12 +67,14 @@ export class SensorService {
     const observations = items.map((raw, index) => readObservation(raw, index, pointer(index), issues));
     if (issues.length > 0) this.metrics.observations('rejected', items.length);
     throwItemIssues(issues, items.length);
-    const result = await this.deps.store.transaction(async (repos) => {
-      const now = this.deps.clock.now();
-      const items = observations.filter((o) => o !== null);
-      const defaults = defaultsFor(providerType);
-      return storeObservations(repos, await intakeTarget(repos, tenantId, providerKey, items, defaults, now), items, defaults, now);
-    });
+    const valid = observations.filter((o) => o !== null);
+    const defaults = defaultsFor(providerType);
+    // A steady stream needs no transaction (see storeSteadyBatch); anything new takes one.
+    const result = (await storeSteadyBatch(this.deps.store.repos, tenantId, providerKey, valid, this.deps.clock.now())) ??
+      (await this.deps.store.transaction(async (repos) => {
+        const now = this.deps.clock.now();
+        return storeObservations(repos, await intakeTarget(repos, tenantId, providerKey, valid, defaults, now), valid, defaults, now);
+      }));
     this.count(result);
     return result;
   }

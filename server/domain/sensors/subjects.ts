@@ -66,7 +66,21 @@ export async function resolveSubjects(
   return subjectOf;
 }
 
-async function plan(repos: Repositories, tenantId: string, items: readonly ObservationInput[], sources: ReadonlyMap<string, SensorSource>) {
+/** The names a batch may look subjects up by (a superset of what plan() asks for, known before the sources are). */
+export function candidateNames(items: readonly ObservationInput[]): string[] {
+  return [...new Set(items.filter((item) => !item.subjectId).map((item) => item.subjectName ?? item.manufacturerId))];
+}
+
+/**
+ * The subject of every item when deciding them writes nothing (reads only); null otherwise.
+ * `named`: the tenant's subjects of `candidateNames(items)`, oldest first, read already.
+ */
+export async function knownSubjects(repos: Repositories, tenantId: string, items: readonly ObservationInput[], sources: ReadonlyMap<string, SensorSource>, named?: readonly Subject[]): Promise<Map<number, string> | null> {
+  const planned = await plan(repos, tenantId, items, sources, named);
+  return planned.needsWrites ? null : planned.subjectOf;
+}
+
+async function plan(repos: Repositories, tenantId: string, items: readonly ObservationInput[], sources: ReadonlyMap<string, SensorSource>, named?: readonly Subject[]) {
   const nameOf = (item: ObservationInput): string | null => {
     if (item.subjectId) return null;
     if (item.subjectName) return item.subjectName;
@@ -82,7 +96,9 @@ async function plan(repos: Repositories, tenantId: string, items: readonly Obser
 
   const names = [...new Set(items.map(nameOf).filter((name): name is string => name !== null))];
   const byName = new Map<string, Subject>();
-  for (const subject of await repos.sensorSubjects.findByNames(tenantId, names)) if (!byName.has(subject.name)) byName.set(subject.name, subject);
+  const wanted = new Set(names);
+  const found = named ? named.filter((subject) => wanted.has(subject.name)) : await repos.sensorSubjects.findByNames(tenantId, names);
+  for (const subject of found) if (!byName.has(subject.name)) byName.set(subject.name, subject);
   const missingNames = names.filter((name) => !byName.has(name));
   const subtypeOfName = new Map<string, string>();
   for (const item of items) if (item.subjectSubtype && nameOf(item) !== null) subtypeOfName.set(nameOf(item)!, item.subjectSubtype);

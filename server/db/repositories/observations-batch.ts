@@ -1,0 +1,89 @@
+import type { SubjectStatusUpdate } from '../../domain/ports.js';
+import type { Dialect } from '../knex.js';
+import { type Executor, jsonColumn } from '../rows.js';
+
+type Row = Record<string, unknown>;
+
+/** 9 columns a row: 400 rows stay far below SQLite's 32766 bound parameters. */
+const SQLITE_CHUNK = 400;
+type Columns = ReadonlyArray<readonly [name: string, postgresType: string]>;
+
+const OBSERVATION: Columns = [
+  ['id', 'uuid'], ['tenant_id', 'uuid'], ['source_id', 'uuid'], ['subject_id', 'uuid'], ['recorded_at', 'bigint'],
+  ['latitude', 'float8'], ['longitude', 'float8'], ['additional', 'text'], ['created_at', 'bigint'],
+];
+const STATUS: Columns = [
+  ['subject_id', 'uuid'], ['tenant_id', 'uuid'], ['source_id', 'uuid'], ['recorded_at', 'bigint'], ['latitude', 'float8'],
+  ['longitude', 'float8'], ['radio_recorded_at', 'bigint'], ['radio_state', 'text'], ['updated_at', 'bigint'],
+];
+
+/**
+ * `INSERT INTO table (columns) SELECT <the rows of one JSON array parameter>`: PostgreSQL's
+ * json_to_recordset, SQLite's json_each (its `WHERE true` keeps the upsert clause that follows
+ * unambiguous). Values round-trip exactly (doubles as shortest JSON numbers, text as strings).
+ */
+function insertFromJson(dialect: Dialect, table: string, columns: Columns): string {
+  const names = columns.map(([name]) => name).join(', ');
+  if (dialect === 'postgres') return `INSERT INTO ${table} (${names}) SELECT * FROM json_to_recordset(?::json) AS r(${columns.map(([name, type]) => `${name} ${type}`).join(', ')})`;
+  return `INSERT INTO ${table} (${names}) SELECT ${columns.map(([name]) => `value ->> '$.${name}'`).join(', ')} FROM json_each(?) WHERE true`;
+}
+
+const newer = 'excluded.recorded_at > subject_status.recorded_at';
+const radioNewer = 'excluded.radio_recorded_at IS NOT NULL AND (subject_status.radio_recorded_at IS NULL OR excluded.radio_recorded_at > subject_status.radio_recorded_at)';
+const pick = (condition: string, column: string) => `${column} = CASE WHEN ${condition} THEN excluded.${column} ELSE subject_status.${column} END`;
+
+/**
+ * Subject status moves forward only: every SET expression reads the row as it was (SQL
+ * semantics on both dialects), so position and radio state advance independently, each only
+ * forwards in time.
+ */
+const statusUpsert = (dialect: Dialect) => `${insertFromJson(dialect, 'subject_status', STATUS)}
+  ON CONFLICT (subject_id) DO UPDATE SET ${pick(newer, 'source_id')}, ${pick(newer, 'latitude')}, ${pick(newer, 'longitude')},
+  ${pick(newer, 'recorded_at')}, ${pick(radioNewer, 'radio_state')}, ${pick(radioNewer, 'radio_recorded_at')}, updated_at = excluded.updated_at`;
+
+const observationInsert = (dialect: Dialect) => `${insertFromJson(dialect, 'observations', OBSERVATION)}
+  ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id`;
+
+const SQL = {
+  postgres: { status: statusUpsert('postgres'), observations: observationInsert('postgres') },
+  sqlite: { status: statusUpsert('sqlite') },
+};
+
+/**
+ * A batch of observation rows (sorted by the caller) and its subject status updates, all or
+ * nothing, whatever its size; returns how many observations were new. Status rows go in subject
+ * order: concurrent writers lock in one order.
+ * PostgreSQL: one statement, each table's rows as one JSON parameter rather than nine bound
+ * parameters a row (a fixed statement text: nothing to build per row for knex, nothing to parse
+ * and plan per row for the server, no parameter limit), the status upsert as a data-modifying
+ * CTE. NOTE: PostgreSQL runs an unreferenced data-modifying CTE after the main statement, so the
+ * lock order is observations first, then statuses, as on SQLite.
+ * SQLite: the observation insert, then the status upsert, in the caller's transaction or one of
+ * its own.
+ */
+export async function insertObservationBatch(db: Executor, dialect: Dialect, rows: readonly Row[], statuses: readonly SubjectStatusUpdate[]): Promise<number> {
+  const statusRows = [...statuses]
+    .sort((a, b) => (a.subjectId < b.subjectId ? -1 : 1))
+    .map((u) => ({
+      subject_id: u.subjectId, tenant_id: u.tenantId, source_id: u.sourceId, recorded_at: u.recordedAt, latitude: u.latitude, longitude: u.longitude,
+      radio_recorded_at: u.radioRecordedAt, radio_state: u.radioState === null ? null : jsonColumn(u.radioState), updated_at: u.at,
+    }));
+  if (dialect === 'postgres') {
+    const sql = SQL.postgres;
+    const result = statusRows.length > 0
+      ? await db.raw(`WITH status AS (${sql.status}) ${sql.observations}`, [JSON.stringify(statusRows), JSON.stringify(rows)])
+      : await db.raw(sql.observations, [JSON.stringify(rows)]);
+    return (result as { rows: unknown[] }).rows.length;
+  }
+  // NOTE: SQLite binds plain parameters faster than it reads json_each (measured), so its
+  // observation rows go as VALUES, in chunks below its bound-parameter limit.
+  const chunks: Row[][] = [];
+  for (let i = 0; i < rows.length; i += SQLITE_CHUNK) chunks.push(rows.slice(i, i + SQLITE_CHUNK));
+  const run = async (trx: Executor) => {
+    let created = 0;
+    for (const chunk of chunks) created += (await trx('observations').insert(chunk).onConflict(['source_id', 'recorded_at']).ignore().returning('id')).length;
+    if (statusRows.length > 0) await trx.raw(SQL.sqlite.status, [JSON.stringify(statusRows)]);
+    return created;
+  };
+  return db.isTransaction || chunks.length + (statusRows.length > 0 ? 1 : 0) <= 1 ? run(db) : db.transaction(run);
+}
