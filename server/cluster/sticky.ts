@@ -38,7 +38,7 @@ export function slotOfRequest(head: Buffer): number | null {
 
 export interface StickyOptions {
   /** The worker for a connection: the one in `slot` if it serves, else another one; null when none serves. */
-  pick(slot: number | null): Worker | null;
+  pick(slot: number | null): Pick<Worker, 'send'> | null;
   /** How long a connection may take to send its first bytes before it is cut (default 10 s). */
   firstChunkTimeoutMs?: number;
 }
@@ -73,6 +73,11 @@ export class StickyBalancer {
   close(): void {
     for (const socket of this.waiting) socket.destroy();
     if (this.server.listening) this.server.close();
+  }
+
+  /** The bound address (for tests that bind port 0). */
+  address(): net.AddressInfo {
+    return this.server.address() as net.AddressInfo;
   }
 
   /** Connections accepted and not yet handed over (for tests). */
