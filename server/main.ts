@@ -290,7 +290,11 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
         // they do. Whatever is still running after the grace period is cut.
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const grace = setTimeout(() => server.closeAllConnections(), 10000);
+        const grace = setTimeout(() => {
+          server.closeAllConnections();
+          // Handed connections the HTTP server no longer tracks (upgraded ones) are cut too.
+          if (listener.drained) void listener.close();
+        }, 10000);
         await stopped;
         clearInterval(sweep);
         clearTimeout(grace);
