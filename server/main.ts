@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { type Services, createApp } from './app.js';
 import { fastRevalidation } from './http/fast-revalidation.js';
@@ -10,7 +10,7 @@ import { PrincipalCache } from './domain/oauth/principal-cache.js';
 import type { Store } from './domain/ports.js';
 import { loadCommonPasswords, packageRoot } from './domain/users/common-passwords.js';
 import { StartupService } from './domain/startup/service.js';
-import { RealtimeHub } from './http/realtime/hub.js';
+import { RealtimeHub, type RealtimeRelay } from './http/realtime/hub.js';
 import { attachRealtime } from './http/realtime/socket.js';
 import { loadDemoData } from './domain/demo.js';
 import fs from 'node:fs';
@@ -35,7 +35,7 @@ import { createStore } from './db/store.js';
 import { openHotReads } from './db/hot-reads.js';
 import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
-import { type Listener, bindListener, checkDataDir } from './startup.js';
+import { type Listener, bindListener, checkDataDir, handedListener } from './startup.js';
 import { translateConnectError } from './db/connect-errors.js';
 import { SensorService } from './domain/sensors/service.js';
 import { UploadSlots } from './http/upload-slots.js';
@@ -70,6 +70,16 @@ export interface RuntimeOptions {
   migrate?: boolean;
   /** In a cluster worker: shares its metrics with the primary and serves the cluster's sum. */
   clusterMetrics?: ClusterMetrics;
+  /** In a cluster worker: carries realtime changes to (and from) the other workers. */
+  realtimeRelay?: RealtimeRelay;
+}
+
+/** How a cluster worker is given its connections and names its realtime sessions. */
+export interface WorkerServerOptions extends RuntimeOptions {
+  /** Called once with the function that takes over a connection the primary accepted. */
+  receiveConnections(adopt: (socket: Socket, head: Buffer) => void): void;
+  /** The prefix of this worker's realtime session ids, by which the primary routes their requests. */
+  sessionIdPrefix: string;
 }
 
 /** Opens the database, migrates it, and builds every service. Used by `serve` and `admin`. */
@@ -139,7 +149,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     responseCheck: config.checkResponses ? new ResponseChecker(createHttpAjv()) : null,
     apiProfile: config.apiProfile,
     startup: new StartupService({ store, clock }),
-    realtime: new RealtimeHub(),
+    realtime: new RealtimeHub(options.realtimeRelay ?? null),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
@@ -220,12 +230,13 @@ async function abandonPrepared(prepared: PreparedServer, error: unknown): Promis
 }
 
 /**
- * A cluster worker's start: the primary has already checked, migrated and bootstrapped, so the
- * worker binds (through the primary's shared handle), opens its runtime without migrating, and
- * serves.
+ * A cluster worker's start: the primary has already checked, migrated and bootstrapped, and it
+ * accepts the connections (server/cluster/sticky.ts), so the worker binds nothing: it opens its
+ * runtime without migrating, and serves the connections it is handed.
  */
-export async function startWorkerServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
-  const listener = await bindListener(config.port, config.host);
+export async function startWorkerServer(config: Config, options: WorkerServerOptions): Promise<RunningServer> {
+  const listener = handedListener();
+  options.receiveConnections(listener.adopt);
   let runtime: Runtime;
   try {
     runtime = await openRuntime(config, { ...options, migrate: false });
@@ -235,14 +246,14 @@ export async function startWorkerServer(config: Config, options: RuntimeOptions 
   }
   const prepared = { listener, runtime, bootstrap: { initialised: false, generatedAdminPassword: null }, demo: [] };
   try {
-    return serve(config, prepared);
+    return serve(config, prepared, options.sessionIdPrefix);
   } catch (error) {
     throw await abandonPrepared(prepared, error);
   }
 }
 
 /** Wires the app onto a prepared listener and starts the sweep. */
-function serve(config: Config, prepared: PreparedServer): RunningServer {
+function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: string): RunningServer {
   const { listener, runtime, bootstrap, demo } = prepared;
   const app = createApp(runtime.services);
   runtime.sweeper.start(config.patrolSweepSeconds);
@@ -258,10 +269,11 @@ function serve(config: Config, prepared: PreparedServer): RunningServer {
     );
   });
   capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
-  const realtime = attachRealtime(server, { oauth: runtime.services.oauth, hub: runtime.services.realtime, logger: runtime.services.logger });
+  const realtime = attachRealtime(server, { oauth: runtime.services.oauth, hub: runtime.services.realtime, logger: runtime.services.logger, sessionIdPrefix });
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60000;
-  const { port } = server.address() as AddressInfo;
+  // A handed listener binds nothing: its port is the primary's.
+  const port = (server.address() as AddressInfo | null)?.port ?? config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   let closing: Promise<void> | null = null;
   return {
@@ -273,12 +285,16 @@ function serve(config: Config, prepared: PreparedServer): RunningServer {
     close: () =>
       (closing ??= (async () => {
         await realtime.close();
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        const stopped = Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), listener.drained?.()]);
         // Keep-alive sockets become idle as their in-flight requests finish: close them as
         // they do. Whatever is still running after the grace period is cut.
         server.closeIdleConnections();
         const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const grace = setTimeout(() => server.closeAllConnections(), 10000);
+        const grace = setTimeout(() => {
+          server.closeAllConnections();
+          // Handed connections the HTTP server no longer tracks (upgraded ones) are cut too.
+          if (listener.drained) void listener.close();
+        }, 10000);
         await stopped;
         clearInterval(sweep);
         clearTimeout(grace);

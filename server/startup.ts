@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import type net from 'node:net';
 import path from 'node:path';
 import { ConfigError } from './config.js';
 import { ensurePrivateDirSync } from './security/private-files.js';
@@ -37,22 +38,62 @@ export interface Listener {
   server: http.Server;
   setHandler(handle: http.RequestListener): void;
   close(): Promise<void>;
+  /** Resolves once every connection is closed, where `server.close` does not wait for them (a handed listener). */
+  drained?(): Promise<void>;
 }
 
-export async function bindListener(port: number, host: string): Promise<Listener> {
+function startingServer(): { server: http.Server; setHandler(handle: http.RequestListener): void } {
   let handle: http.RequestListener | null = null;
   const server = http.createServer((req, res) => {
     if (handle) return handle(req, res);
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     res.end(JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'The server is starting.' } }));
   });
+  return { server, setHandler: (next) => void (handle = next) };
+}
+
+/**
+ * A listener that binds nothing: its connections are handed to it (`adopt`), with the bytes
+ * already read from them, by a cluster worker's primary (server/cluster/sticky.ts).
+ */
+export function handedListener(): Listener & { adopt(socket: net.Socket, head: Buffer): void } {
+  const { server, setHandler } = startingServer();
+  // NOTE: the HTTP server tracks its connections (idle closing, header and request timeouts)
+  // from its 'listening' event on; it never listens itself, so it is told once here.
+  server.emit('listening');
+  const open = new Set<net.Socket>();
+  let drainedWaiters: Array<() => void> = [];
+  return {
+    server,
+    setHandler,
+    adopt: (socket, head) => {
+      open.add(socket);
+      socket.once('close', () => {
+        open.delete(socket);
+        if (open.size === 0) for (const resolve of drainedWaiters.splice(0)) resolve();
+      });
+      server.emit('connection', socket);
+      // The HTTP parser reads the rest from the socket itself; the first bytes are given to it.
+      socket.emit('data', head);
+    },
+    drained: () => (open.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => drainedWaiters.push(resolve))),
+    close: async () => {
+      for (const socket of open) socket.destroy();
+      drainedWaiters = [];
+      server.close();
+    },
+  };
+}
+
+export async function bindListener(port: number, host: string): Promise<Listener> {
+  const { server, setHandler } = startingServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(describeListenError(error as NodeJS.ErrnoException, port, host)));
     server.listen(port, host, () => resolve());
   });
   return {
     server,
-    setHandler: (next) => void (handle = next),
+    setHandler,
     // Used when start-up fails: nothing was served, so open sockets (only ever 503s) are cut.
     close: () =>
       new Promise((resolve) => {
@@ -62,7 +103,7 @@ export async function bindListener(port: number, host: string): Promise<Listener
   };
 }
 
-function describeListenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+export function describeListenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   const options = { cause: error };
   if (error.code === 'EADDRINUSE') {

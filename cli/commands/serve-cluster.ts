@@ -7,7 +7,9 @@ import type { Config } from '../../server/config.js';
 import { AdminCreatedError, prepareServer, startWorkerServer } from '../../server/main.js';
 import { createLogger } from '../../server/logger.js';
 import { WorkerStartError, WorkerSupervisor } from '../../server/cluster/supervisor.js';
-import { WorkerMetricsLink, joinCluster, leaveCluster, reportReady, shutdownRequested } from '../../server/cluster/worker.js';
+import { WorkerMetricsLink, WorkerRealtimeRelay, joinCluster, leaveCluster, receiveConnections, reportReady, shutdownRequested } from '../../server/cluster/worker.js';
+import { StickyBalancer, sessionIdPrefix } from '../../server/cluster/sticky.js';
+import { describeListenError } from '../../server/startup.js';
 import type { CliIo } from '../main.js';
 import { UserFacingError } from '../errors.js';
 import { announceAdminPassword } from './admin-password.js';
@@ -31,13 +33,17 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
     throw error;
   }
   const { port } = prepared.listener.server.address() as AddressInfo;
-  // NOTE: the port is free for the moment between this close and the first worker's listen.
+  // NOTE: the port is free for the moment between this close and the balancer's listen.
   await prepared.listener.close();
   const supervisor = new WorkerSupervisor({ count: config.workers, port, logger });
+  // The primary accepts every connection and hands it to a worker (sticky for realtime sessions).
+  const balancer = new StickyBalancer({ pick: (slot) => supervisor.route(slot) });
   const stopOnSignal = waitForSignal();
   try {
+    await balancer.listen(port, config.host).catch((error: NodeJS.ErrnoException) => Promise.reject(describeListenError(error, port, config.host)));
     await Promise.race([supervisor.start(), stopOnSignal.then(() => Promise.reject(new UserFacingError('stopped by a signal while the workers were starting')))]);
   } catch (error) {
+    balancer.close();
     await supervisor.stop();
     const failure = error instanceof WorkerStartError ? new UserFacingError(`the server did not start: ${error.message}`, 'the worker\'s own error is printed above') : error;
     if (prepared.bootstrap.generatedAdminPassword) {
@@ -58,6 +64,7 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
   }
   await stopOnSignal;
   io.stderr.write(`fieldops: shutting down (${config.workers} workers finishing in-flight requests)\n`);
+  balancer.close();
   await supervisor.stop();
   io.stderr.write('fieldops: stopped\n');
 }
@@ -65,11 +72,13 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
 /** A worker: asks the primary for the port, serves until asked to drain, then lets the process end. */
 export async function runWorker(configFor: (port: number) => Config): Promise<void> {
   try {
-    const { id, port } = await joinCluster();
+    const { id, port, slot } = await joinCluster();
     const stop = shutdownRequested();
     const config = configFor(port);
     const logger = createLogger(config.logLevel).child({ worker: id, pid: process.pid });
-    const server = await startWorkerServer(config, { logger, clusterMetrics: new WorkerMetricsLink() });
+    const server = await startWorkerServer(config, {
+      logger, clusterMetrics: new WorkerMetricsLink(), realtimeRelay: new WorkerRealtimeRelay(), receiveConnections, sessionIdPrefix: sessionIdPrefix(slot),
+    });
     reportReady();
     logger.info('worker serving');
     const reason = await stop;

@@ -3,10 +3,11 @@
  * so that other users of the channel (none today) are told apart.
  */
 import type { Registry } from 'prom-client';
+import type { RealtimeChange } from '../http/realtime/hub.js';
 
 /** Worker → primary: loaded and listening for messages; asks for its start parameters. */
 export const HELLO = 'fieldops:hello';
-/** Primary → worker: the port to share (the primary resolved `--port 0` to a real one). */
+/** Primary → worker: the port (the primary resolved `--port 0` to a real one) and the worker's slot. */
 export const START = 'fieldops:start';
 /** Worker → primary: serving requests. */
 export const READY = 'fieldops:ready';
@@ -21,16 +22,26 @@ export const METRICS_LOCAL = 'fieldops:metrics-local';
 /** Primary → worker: the sum (or why there is none). */
 export const METRICS_SUM = 'fieldops:metrics-sum';
 
+/** Primary → worker, with the socket as the handle: a connection the primary accepted, and the bytes it read first. */
+export const CONNECTION = 'fieldops:connection';
+/** Worker → primary: a realtime change to relay to every worker. */
+export const REALTIME_PUBLISH = 'fieldops:realtime-publish';
+/** Primary → worker (every one, the publisher included): a realtime change to deliver to its sessions. */
+export const REALTIME_DELIVER = 'fieldops:realtime-deliver';
+
 export type RegistryJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 export type WorkerMessage =
   | { type: typeof HELLO }
   | { type: typeof READY }
   | { type: typeof METRICS_ASK; id: number }
-  | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson };
+  | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson }
+  | { type: typeof REALTIME_PUBLISH; change: RealtimeChange };
 
 export type PrimaryMessage =
-  | { type: typeof START; port: number }
+  | { type: typeof START; port: number; slot: number }
+  | { type: typeof CONNECTION; head: string }
+  | { type: typeof REALTIME_DELIVER; change: RealtimeChange }
   | { type: typeof SHUTDOWN }
   | { type: typeof METRICS_COLLECT; id: number }
   | { type: typeof METRICS_SUM; id: number; contentType: string; body: string }

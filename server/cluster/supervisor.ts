@@ -1,7 +1,8 @@
 /**
- * The primary side of `serve --workers N`: forks N workers that share one port, replaces a worker
- * that dies (with a growing back-off, so a crash loop does not spin), sums the workers' metrics
- * for whichever worker answers /metrics, and drains every worker on stop.
+ * The primary side of `serve --workers N`: forks N workers, picks the worker for each connection
+ * (`route`, for server/cluster/sticky.ts), replaces a worker that dies (with a growing back-off,
+ * so a crash loop does not spin), relays each realtime change to every worker, sums the
+ * workers' metrics for whichever worker answers /metrics, and drains every worker on stop.
  *
  * The primary serves no requests and holds no database connection: the one-time start-up work
  * (checks, migrations, bootstrap) is done before the supervisor starts.
@@ -10,7 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import type { Exposition } from '../metrics/metrics.js';
-import { HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, SHUTDOWN, START, isMessage, type PrimaryMessage, type RegistryJson, type WorkerMessage } from './messages.js';
+import { HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type RegistryJson, type WorkerMessage } from './messages.js';
 
 export interface SupervisorOptions {
   count: number;
@@ -49,6 +50,7 @@ export class WorkerSupervisor {
   private stopping: Promise<void> | null = null;
   private starting: { resolve(): void; reject(error: Error): void } | null = null;
   private sequence = 0;
+  private nextSlot = 0;
   private readonly collecting = new Map<string, { resolve(metrics: RegistryJson | null): void }>();
   private readonly listener = (worker: Worker, message: unknown) => this.onMessage(worker, message);
 
@@ -75,6 +77,21 @@ export class WorkerSupervisor {
   /** The pids of the workers now running (for the banner and tests). */
   pids(): number[] {
     return this.slots.flatMap((slot) => (slot.worker?.process.pid ? [slot.worker.process.pid] : []));
+  }
+
+  /**
+   * The worker for a new connection: the one in `slot` (the slot its session id names) if it
+   * serves, else the next serving one round-robin; null while none serves.
+   */
+  route(slot: number | null): Worker | null {
+    const serving = (candidate: Slot | undefined) => (candidate?.ready && candidate.worker?.isConnected() ? candidate.worker : null);
+    const named = slot === null ? null : serving(this.slots[slot]);
+    if (named) return named;
+    for (let i = 0; i < this.slots.length; i++) {
+      const worker = serving(this.slots[this.nextSlot++ % this.slots.length]);
+      if (worker) return worker;
+    }
+    return null;
   }
 
   /** Asks every worker to drain (in-flight requests finish), waits for them to exit; kills stragglers after the timeout. */
@@ -139,7 +156,7 @@ export class WorkerSupervisor {
     if (message.type === HELLO) {
       if (this.stopping) return void worker.process.kill('SIGTERM');
       slot.greeted = true;
-      send(worker, { type: START, port: this.options.port });
+      send(worker, { type: START, port: this.options.port, slot: slot.index });
     } else if (message.type === READY) {
       slot.ready = true;
       this.options.logger.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker serving');
@@ -151,6 +168,10 @@ export class WorkerSupervisor {
       );
     } else if (message.type === METRICS_LOCAL) {
       this.collecting.get(`${message.id}:${worker.id}`)?.resolve(message.metrics);
+    } else if (message.type === REALTIME_PUBLISH) {
+      // To every worker, the publisher too: each delivers in the order the primary relays, so
+      // the sessions of every worker see the changes in one order.
+      for (const candidate of this.slots) if (candidate.greeted && candidate.worker) send(candidate.worker, { type: REALTIME_DELIVER, change: message.change });
     }
   }
 

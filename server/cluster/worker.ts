@@ -3,16 +3,20 @@
  * the shutdown request. The worker's server itself is `startWorkerServer` (server/main.ts).
  */
 import cluster from 'node:cluster';
+import type { Socket } from 'node:net';
+import type { RealtimeChange, RealtimeRelay } from '../http/realtime/hub.js';
 import type { Registry } from 'prom-client';
 import { UnavailableError } from '../domain/errors.js';
 import type { ClusterMetrics, Exposition } from '../metrics/metrics.js';
-import { HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { CONNECTION, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 export interface WorkerIdentity {
   /** cluster's worker id: 1, 2, ...; a replacement gets the next one. */
   id: number;
   /** The port every worker shares. */
   port: number;
+  /** The worker's place, 0 to N-1; a replacement takes its predecessor's (session ids name it). */
+  slot: number;
 }
 
 const send = (message: WorkerMessage) => {
@@ -29,7 +33,7 @@ export function joinCluster(): Promise<WorkerIdentity> {
       if (!isMessage<PrimaryMessage>(message) || message.type !== START) return;
       process.off('message', onMessage);
       process.off('disconnect', onGone);
-      resolve({ id: cluster.worker!.id, port: message.port });
+      resolve({ id: cluster.worker!.id, port: message.port, slot: message.slot });
     };
     const onGone = () => reject(new Error('the primary process went away before this worker started'));
     process.on('message', onMessage);
@@ -112,6 +116,34 @@ export class WorkerMetricsLink implements ClusterMetrics {
         reject: (error) => (clearTimeout(timer), reject(error)),
       });
       send({ type: METRICS_ASK, id });
+    });
+  }
+}
+
+/**
+ * Passes the connections the primary hands over (server/cluster/sticky.ts) to `adopt`, with the
+ * bytes the primary read from each first.
+ */
+export function receiveConnections(adopt: (socket: Socket, head: Buffer) => void): void {
+  process.on('message', (message: unknown, handle: unknown) => {
+    if (!isMessage<PrimaryMessage>(message) || message.type !== CONNECTION || !handle) return;
+    adopt(handle as Socket, Buffer.from(message.head, 'base64'));
+  });
+}
+
+/**
+ * A worker's realtime relay: each change goes to the primary, which sends it back to every
+ * worker, this one included. Without the primary (it went away) changes are dropped: the
+ * worker is draining.
+ */
+export class WorkerRealtimeRelay implements RealtimeRelay {
+  publish(change: RealtimeChange): void {
+    send({ type: REALTIME_PUBLISH, change });
+  }
+
+  subscribe(deliver: (change: RealtimeChange) => void): void {
+    process.on('message', (message: unknown) => {
+      if (isMessage<PrimaryMessage>(message) && message.type === REALTIME_DELIVER) deliver(message.change);
     });
   }
 }

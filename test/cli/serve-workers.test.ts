@@ -110,7 +110,7 @@ t.test(`serve --workers 2 (${dialect})`, async (t) => {
 
   // A worker killed outright is replaced (logged), and the service keeps answering meanwhile.
   // NOTE: a connection the primary hands to a worker in the instant it dies, before the primary
-  // sees the death, is lost (node:cluster round-robin); so the requests start once it is seen.
+  // sees the death, is lost; so the requests start once it is seen.
   process.kill(workerPids[0]!, 'SIGKILL');
   const seen = Date.now() + 10_000;
   while (!/worker 1 exited unexpectedly/.test(server.output()) && Date.now() < seen) await new Promise((resolve) => setTimeout(resolve, 10));

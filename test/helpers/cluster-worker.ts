@@ -4,12 +4,21 @@
  *   die-at-start       exits 1 before saying hello
  *   crash-after-ready  serves, then exits 3 after 100 ms
  *   stubborn           serves, and ignores the request to drain
+ *   relay              serves; publishes a realtime change when the test asks ('test:publish'),
+ *                      and reports each change the primary delivers ('test:delivered')
  */
-import { joinCluster, leaveCluster, reportReady, shutdownRequested } from '../../server/cluster/worker.js';
+import { WorkerRealtimeRelay, joinCluster, leaveCluster, reportReady, shutdownRequested } from '../../server/cluster/worker.js';
 
 const mode = process.argv[2];
 if (mode === 'die-at-start') process.exit(1);
-await joinCluster();
+const { slot } = await joinCluster();
+if (mode === 'relay') {
+  const relay = new WorkerRealtimeRelay();
+  relay.subscribe((change) => process.send!({ type: 'test:delivered', slot, change }));
+  process.on('message', (message: { type?: string; id?: string }) => {
+    if (message.type === 'test:publish') relay.publish({ tenantId: 't', kind: 'event', change: 'created', data: { id: message.id } });
+  });
+}
 reportReady();
 if (mode === 'crash-after-ready') setTimeout(() => process.exit(3), 100);
 if (mode === 'stubborn') setInterval(() => {}, 1000);

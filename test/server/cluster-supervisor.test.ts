@@ -55,3 +55,38 @@ t.test('a worker that does not drain is killed once the stop times out', async (
   t.ok(Date.now() - started >= 250, 'it waited for the drain first');
   t.equal(lines.find((line) => line.msg === 'worker stopped')?.signal, 'SIGKILL', 'then killed it');
 });
+
+t.test('route picks the named slot, else round-robin; realtime changes go to every worker', async (t) => {
+  cluster.setupPrimary({ exec, args: ['relay'], execArgv: [] });
+  const { logger } = logs();
+  const supervisor = new WorkerSupervisor({ count: 2, port: 0, logger });
+  await supervisor.start();
+  t.teardown(() => supervisor.stop());
+  const pids = supervisor.pids();
+  t.equal(supervisor.route(1)?.process.pid, pids[1], 'the slot a session id names');
+  t.equal(supervisor.route(0)?.process.pid, pids[0]);
+  const spread = [supervisor.route(null), supervisor.route(null), supervisor.route(7), supervisor.route(null)].map((worker) => worker?.process.pid);
+  t.same(new Set(spread), new Set(pids), 'no slot (or one that does not exist): round-robin over both');
+
+  const delivered: Array<{ slot: number; id: string }> = [];
+  const onMessage = (_worker: unknown, message: { type?: string; slot?: number; change?: { data: { id: string } } }) => {
+    if (message.type === 'test:delivered') delivered.push({ slot: message.slot!, id: message.change!.data.id });
+  };
+  cluster.on('message', onMessage);
+  t.teardown(() => void cluster.off('message', onMessage));
+  const [first, second] = [supervisor.route(0)!, supervisor.route(1)!];
+  first.send({ type: 'test:publish', id: 'a' });
+  second.send({ type: 'test:publish', id: 'b' });
+  first.send({ type: 'test:publish', id: 'c' });
+  t.ok(await until(() => delivered.length === 6), 'each change reaches both workers, the publisher included');
+  const order = (slot: number) => delivered.filter((entry) => entry.slot === slot).map((entry) => entry.id);
+  t.same(order(0), order(1), 'in the same order on both');
+  t.same([...order(0)].sort(), ['a', 'b', 'c']);
+
+  const dead = supervisor.route(0)!;
+  dead.process.kill('SIGKILL');
+  await new Promise((resolve) => dead.once('exit', resolve));
+  t.equal(supervisor.route(0)?.process.pid, pids[1], 'a slot whose worker is gone: another worker');
+  await supervisor.stop();
+  t.equal(supervisor.route(null), null, 'none serves: none');
+});

@@ -24,6 +24,24 @@ const KINDS = {
 
 export type RealtimeKind = keyof typeof KINDS;
 
+/** One change as published: plain JSON, so that it can travel between processes. */
+export interface RealtimeChange {
+  tenantId: string;
+  kind: RealtimeKind;
+  change: 'created' | 'updated';
+  data: Record<string, unknown>;
+}
+
+/**
+ * How changes reach the hubs of other processes (the workers of `serve --workers N`): `publish`
+ * hands a change over, and every hub, the publisher's included, is given it back through the
+ * handler passed to `subscribe`, all in one order. Without a relay a hub delivers at once.
+ */
+export interface RealtimeRelay {
+  publish(change: RealtimeChange): void;
+  subscribe(deliver: (change: RealtimeChange) => void): void;
+}
+
 type Entry = RealtimeSession & { mids: Map<string, number>; queue: Promise<void> };
 
 /**
@@ -36,6 +54,10 @@ type Entry = RealtimeSession & { mids: Map<string, number>; queue: Promise<void>
 export class RealtimeHub {
   private readonly sessions = new Set<Entry>();
 
+  constructor(private readonly relay: RealtimeRelay | null = null) {
+    relay?.subscribe((change) => this.deliverLocally(change));
+  }
+
   add(session: RealtimeSession): () => void {
     const entry: Entry = { ...session, mids: new Map<string, number>(), queue: Promise.resolve() };
     this.sessions.add(entry);
@@ -46,7 +68,17 @@ export class RealtimeHub {
     return this.sessions.size;
   }
 
+  /** Whether a published change may reach a session: with a relay, sessions elsewhere count too. */
+  get listening(): boolean {
+    return this.relay !== null || this.sessions.size > 0;
+  }
+
   publish(tenantId: string, kind: RealtimeKind, change: 'created' | 'updated', data: Record<string, unknown>): void {
+    if (this.relay) this.relay.publish({ tenantId, kind, change, data });
+    else this.deliverLocally({ tenantId, kind, change, data });
+  }
+
+  private deliverLocally({ tenantId, kind, change, data }: RealtimeChange): void {
     for (const session of this.sessions) {
       if (session.tenantId !== tenantId) continue;
       session.queue = session.queue.then(() => this.deliver(session, kind, change, data));

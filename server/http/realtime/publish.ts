@@ -20,7 +20,7 @@ export function publishChanges(hub: RealtimeHub): Middleware {
     await next();
     const spec = ctx.state.routeName ? PUBLISHED[ctx.state.routeName] : undefined;
     const principal = ctx.state.principal;
-    if (!spec || !principal || ctx.status >= 300 || hub.size === 0) return;
+    if (!spec || !principal || ctx.status >= 300 || !hub.listening) return;
     const body = ctx.body as Record<string, unknown> | null;
     if (body && typeof body === 'object' && !Buffer.isBuffer(body) && typeof body.id === 'string') hub.publish(principal.tenantId, spec[0], spec[1], body);
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
@@ -22,8 +23,12 @@ const NAMESPACES = ['/das', '/'] as const;
  * at each delivery: a revoked or expired token ends the session). `echo` is answered with
  * `echo_resp`.
  */
-export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; hub: RealtimeHub; logger: Logger }): { close(): Promise<void> } {
+export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; hub: RealtimeHub; logger: Logger; sessionIdPrefix?: string }): { close(): Promise<void> } {
   const io = new Server(server, { path: '/socket.io', serveClient: false, maxHttpBufferSize: MAX_MESSAGE_BYTES, cors: { origin: false } });
+  // A cluster worker's session ids name the worker, so that the primary routes each request of
+  // a session to the one worker that knows it (server/cluster/sticky.ts reads the prefix).
+  const prefix = deps.sessionIdPrefix;
+  if (prefix) io.engine.generateId = () => prefix + randomBytes(15).toString('base64url');
   const onConnection = (socket: Socket) => {
     let remove: (() => void) | null = null;
     socket.on('authorization', async (message: unknown) => {

@@ -1,0 +1,120 @@
+/**
+ * Sticky routing for `serve --workers N`: the primary accepts every connection itself, reads its
+ * first bytes, and hands the socket (with those bytes) to a worker. A request of an engine.io
+ * session (socket.io's long-polling, then the upgrade to a websocket) goes to the worker that
+ * created the session, which it names in its `sid`; any other connection goes to the next worker
+ * round-robin. A keep-alive connection stays with the worker it was handed to.
+ *
+ * Session ids carry their worker's slot (`w<slot>.`, set by the worker through engine.io's
+ * `generateId`), so the primary keeps no table of sessions, and a replacement worker, which
+ * takes its predecessor's slot, is sent the requests of the sessions that died with it (it
+ * answers "Session ID unknown" and the client opens a new session).
+ *
+ * Plain HTTP only: behind a TLS-terminating proxy (docs/deploy.md), as the server always is.
+ */
+import net from 'node:net';
+import type { Worker } from 'node:cluster';
+import { CONNECTION, type PrimaryMessage } from './messages.js';
+
+/** The prefix of the session ids a worker in `slot` creates. */
+export const sessionIdPrefix = (slot: number): string => `w${slot}.`;
+
+const REQUEST_LINE = /^[A-Z]+ \/socket\.io\/?\?(\S*) HTTP\/1\.[01]\r?$/;
+
+/**
+ * The worker slot an engine.io request names in its `sid`, or null: not an engine.io request,
+ * no session yet (a handshake), or a request line longer than the first chunk.
+ */
+export function slotOfRequest(head: Buffer): number | null {
+  const text = head.subarray(0, 8192).toString('latin1');
+  const end = text.indexOf('\n');
+  if (end < 0) return null;
+  const query = REQUEST_LINE.exec(text.slice(0, end))?.[1];
+  if (query === undefined) return null;
+  const sid = new URLSearchParams(query).get('sid');
+  const slot = sid ? /^w(\d{1,3})\./.exec(sid)?.[1] : undefined;
+  return slot === undefined ? null : Number(slot);
+}
+
+export interface StickyOptions {
+  /** The worker for a connection: the one in `slot` if it serves, else another one; null when none serves. */
+  pick(slot: number | null): Pick<Worker, 'send'> | null;
+  /** How long a connection may take to send its first bytes before it is cut (default 10 s). */
+  firstChunkTimeoutMs?: number;
+}
+
+/** The primary's listening socket and its hand-over of connections to the workers. */
+export class StickyBalancer {
+  private readonly server: net.Server;
+  /** Connections whose first bytes have not come yet. */
+  private readonly waiting = new Set<net.Socket>();
+
+  constructor(private readonly options: StickyOptions) {
+    this.server = net.createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
+  }
+
+  /** Binds; rejects with the server's error (EADDRINUSE...) as `listen` gives it. */
+  listen(port: number, host: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Stops accepting (the port is released at once); connections already handed over are the
+   * workers' to drain.
+   * NOTE: not waiting for the close callback, which counts the handed sockets until the workers
+   * report them closed (node's bookkeeping for sent handles), and workers drain on their own.
+   */
+  close(): void {
+    for (const socket of this.waiting) socket.destroy();
+    if (this.server.listening) this.server.close();
+  }
+
+  /** The bound address (for tests that bind port 0). */
+  address(): net.AddressInfo {
+    return this.server.address() as net.AddressInfo;
+  }
+
+  /** Connections accepted and not yet handed over (for tests). */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  private accept(socket: net.Socket): void {
+    this.waiting.add(socket);
+    const forget = () => this.waiting.delete(socket);
+    socket.once('close', forget);
+    socket.on('error', () => socket.destroy());
+    // A connection that never sends a byte (or only trickles one in) is not kept.
+    socket.setTimeout(this.options.firstChunkTimeoutMs ?? 10_000, () => socket.destroy());
+    socket.once('data', (head: Buffer) => {
+      socket.pause();
+      stopReading(socket);
+      socket.setTimeout(0);
+      forget();
+      socket.off('close', forget);
+      const worker = this.options.pick(slotOfRequest(head));
+      if (!worker) return void socket.destroy();
+      const message: PrimaryMessage = { type: CONNECTION, head: head.toString('base64') };
+      worker.send(message, socket, { keepOpen: false }, (error) => {
+        if (error) socket.destroy();
+      });
+    });
+    socket.resume();
+  }
+}
+
+/**
+ * NOTE: `pause()` only stops 'data' events: the socket's handle goes on reading into the
+ * stream's buffer, and bytes read there after the first chunk would be lost when the handle is
+ * sent (the receiving worker reads from the handle). Stopping the handle's reads keeps them in
+ * the kernel until the worker reads them. `_handle.readStop` is internal (stable since Node 0.x).
+ */
+function stopReading(socket: net.Socket): void {
+  (socket as unknown as { _handle?: { readStop?(): number } | null })._handle?.readStop?.();
+}

@@ -1,0 +1,19 @@
+/**
+ * A stand-in worker for the sticky balancer's tests: a real forked process that takes the
+ * connections it is handed (server/cluster/worker.ts, server/startup.ts) and answers each request
+ * with what it saw: its pid, the URL, and how many body bytes arrived.
+ */
+import { receiveConnections } from '../../server/cluster/worker.js';
+import { handedListener } from '../../server/startup.js';
+
+const listener = handedListener();
+listener.setHandler((req, res) => {
+  let bytes = 0;
+  req.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  req.on('end', () => res.end(JSON.stringify({ pid: process.pid, url: req.url, bytes })));
+});
+receiveConnections(listener.adopt);
+process.on('message', (message) => {
+  if (message === 'stop') void listener.drained!().then(() => process.disconnect());
+});
+process.send!('ready');

@@ -1,0 +1,112 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { StickyBalancer, sessionIdPrefix, slotOfRequest } from '../../server/cluster/sticky.js';
+
+const exec = path.join(path.dirname(fileURLToPath(import.meta.url)), '../helpers/sticky-worker.js');
+
+t.test('slotOfRequest reads the worker from an engine.io session id, and nothing else', async (t) => {
+  const head = (line: string) => Buffer.from(`${line}\r\nHost: x\r\n\r\n`, 'latin1');
+  t.equal(sessionIdPrefix(3), 'w3.');
+  t.equal(slotOfRequest(head('GET /socket.io/?EIO=4&transport=polling&sid=w1.abc-_def HTTP/1.1')), 1);
+  t.equal(slotOfRequest(head('POST /socket.io?sid=w12.x&EIO=4&transport=polling HTTP/1.1')), 12, 'sid first, no slash');
+  t.equal(slotOfRequest(head('GET /socket.io/?EIO=4&transport=websocket&sid=w0.abc HTTP/1.1')), 0, 'the upgrade');
+  t.equal(slotOfRequest(head('GET /socket.io/?EIO=4&transport=polling HTTP/1.1')), null, 'a handshake: no session yet');
+  t.equal(slotOfRequest(head('GET /socket.io/?EIO=4&sid=abc HTTP/1.1')), null, 'a session id of no worker');
+  t.equal(slotOfRequest(head('GET /api/v1.0/activity/events?sid=w1.abc HTTP/1.1')), null, 'not engine.io');
+  t.equal(slotOfRequest(Buffer.from('GET /socket.io/?sid=w1.abc')), null, 'a request line cut short');
+  t.equal(slotOfRequest(Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x0a])), null, 'not HTTP (a TLS hello): round-robin');
+});
+
+function startWorker(t: Test): Promise<ChildProcess> {
+  const child = fork(exec, [], { execArgv: [], env: { ...process.env, NODE_OPTIONS: '' } });
+  t.teardown(() => void child.kill('SIGKILL'));
+  return new Promise((resolve) => child.once('message', () => resolve(child)));
+}
+
+/** One request on a connection of its own; the body is written in pieces, with pauses between. */
+function post(port: number, pieces: Buffer[], agent: http.Agent | false = false): Promise<{ pid: number; url: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/socket.io/?EIO=4&sid=w0.x', agent, headers: { 'content-length': pieces.reduce((n, p) => n + p.length, 0) } }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve(JSON.parse(body)));
+    });
+    req.on('error', reject);
+    req.setTimeout(5000, () => req.destroy(new Error('no answer in 5 s: bytes were lost on the way')));
+    void (async () => {
+      for (const piece of pieces) {
+        req.write(piece);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      req.end();
+    })();
+  });
+}
+
+t.test('connections are handed to the worker picked, with every byte', async (t) => {
+  const workers = [await startWorker(t), await startWorker(t)];
+  const picked: Array<number | null> = [];
+  let next = 0;
+  const balancer = new StickyBalancer({ pick: (slot) => (picked.push(slot), slot === null ? workers[next++ % 2]! : workers[slot]!) });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  const big = Array.from({ length: 40 }, (_, i) => Buffer.alloc(8192, i));
+  const answers = await Promise.all(Array.from({ length: 6 }, () => post(port, big)));
+  t.same(answers.map((a) => a.bytes), answers.map(() => 40 * 8192), 'each body arrives whole, the bytes after the first chunk too');
+  t.ok(answers.every((a) => a.pid === workers[0]!.pid), 'a session id routes to its worker');
+  t.same(picked, [0, 0, 0, 0, 0, 0]);
+  const plain = await Promise.all(Array.from({ length: 4 }, () => new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve((JSON.parse(body) as { pid: number }).pid));
+    }).on('error', reject);
+  })));
+  t.same(new Set(plain), new Set(workers.map((w) => w.pid)), 'anything else goes round-robin');
+
+  // A keep-alive connection stays with its worker, whatever its later requests name.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const first = await post(port, [Buffer.from('a')], agent);
+  const second = await post(port, [Buffer.from('b')], agent);
+  t.equal(second.pid, first.pid);
+  agent.destroy();
+  t.equal(picked.length, 11, 'one pick per connection');
+
+  // A worker drains its handed connections: `drained` waits for them to close.
+  const open = new http.Agent({ keepAlive: true });
+  await post(port, [Buffer.from('c')], open);
+  workers[0]!.send('stop');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  t.ok(workers[0]!.connected, 'a worker with an open connection has not drained');
+  open.destroy();
+  await new Promise((resolve) => workers[0]!.once('disconnect', resolve));
+  t.pass('and has once it closed');
+});
+
+t.test('a connection that sends nothing is cut after the timeout; one no worker can take at once', async (t) => {
+  const balancer = new StickyBalancer({ pick: () => null, firstChunkTimeoutMs: 200 });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  const silent = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => silent.once('connect', resolve));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.equal(balancer.pending, 1, 'held while it says nothing');
+  const started = Date.now();
+  await new Promise((resolve) => silent.once('close', resolve));
+  t.ok(Date.now() - started < 1000, 'cut after the timeout');
+  for (let i = 0; i < 40 && balancer.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  t.equal(balancer.pending, 0, 'and forgotten');
+  const refused = net.connect(port, '127.0.0.1', () => refused.write('GET / HTTP/1.1\r\n\r\n'));
+  let answer = '';
+  refused.on('data', (chunk) => (answer += chunk));
+  await new Promise((resolve) => refused.once('close', resolve));
+  t.equal(answer, '', 'no worker serves: closed without an answer');
+  balancer.close();
+  await t.rejects(new Promise((resolve, reject) => net.connect(port, '127.0.0.1', () => resolve(undefined)).once('error', reject)), 'closed: nothing listens');
+});
