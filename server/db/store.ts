@@ -40,7 +40,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
     sensors: translated(new KnexSensorRepository(db, dialect)),
     observations: translated(new KnexObservationRepository(db, dialect)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
-    events: translated(new KnexEventRepository(db)),
+    events: translated(new KnexEventRepository(db, dialect)),
     eventNotes: translated(new KnexEventNoteRepository(db)),
     siteMaps: translated(new KnexSiteMapRepository(db)),
   };

@@ -117,6 +117,17 @@ t.test(`events family: original paths, fields, ETag and If-Match, filters (${dia
     t.same(serials, [...serials].sort((a: number, b: number) => a - b), 'sort_by=serial_number');
   });
 
+  await t.test('concurrent creates get distinct serial numbers with no gap; a refused create takes none', async (t) => {
+    const before = (await post({})).body.serial_number as number;
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i === 5 ? { patrol_segments: ['00000000-0000-4000-8000-000000000000'] } : { title: `c${i}` })));
+    t.same(answers.map((a) => a.status).sort(), [...Array(11).fill(201), 400].sort(), 'eleven created, one refused inside its transaction (an unknown segment, after the insert)');
+    const serials = answers.filter((a) => a.status === 201).map((a) => a.body.serial_number as number).sort((a, b) => a - b);
+    t.same(serials, Array.from({ length: 11 }, (_, i) => before + 1 + i), 'distinct, consecutive, positive');
+    const fresh = await s.json(`${ONE}/${answers[0]!.body.id}`, { token });
+    t.equal(fresh.body.serial_number, answers[0]!.body.serial_number, 'the stored number is the one answered');
+    t.equal((await post({})).body.serial_number, before + 12, 'the next create continues the sequence');
+  });
+
   await t.test('a PATCH whose details were checked on a row that changed meanwhile re-checks: no update is lost', async (t) => {
     const created = await post({ title: 'Race', event_details: { count: 2 } });
     const events = s.server.runtime.services.events as unknown as { checkDetails: (...args: unknown[]) => Promise<unknown> };

@@ -1,6 +1,7 @@
 import type { ActivityEvent, EventFile } from '../../domain/model.js';
 import type { EventFileRecord, EventListFilter, EventRecord } from '../../domain/events/model.js';
 import type { EventRepository } from '../../domain/events/ports.js';
+import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
 import { applyEventFilter } from './events-filter.js';
@@ -63,19 +64,32 @@ export const toEventFile = (row: Row): EventFileRecord => ({
 
 /** Events and their files; every read is scoped by tenant. */
 export class KnexEventRepository implements EventRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly dialect: Dialect,
+  ) {}
 
-  async insert(event: ActivityEvent): Promise<EventRecord> {
-    // One statement that both creates and advances the tenant's counter; on PostgreSQL its row
-    // lock holds concurrent creators until this transaction ends, so numbers never repeat.
+  /**
+   * The provisional serial must not collide with another uncommitted create: on PostgreSQL it is
+   * minus the backend's process id (one transaction per connection at a time); SQLite has one
+   * writer at a time. It never commits: assignSerialNumber replaces it in the same transaction.
+   */
+  async insert(event: ActivityEvent): Promise<void> {
+    const provisional = this.dialect === 'postgres' ? this.db.raw('-pg_backend_pid()') : -1;
+    await this.db('events').insert({ ...eventRow(event), serial_number: provisional, revision: 1 });
+  }
+
+  async assignSerialNumber(tenantId: string, id: string): Promise<number> {
+    // Creates or advances the tenant's counter in one statement; on PostgreSQL its row lock holds
+    // concurrent creators until this transaction ends, so numbers never repeat.
     const [counter] = await this.db('event_serials')
-      .insert({ tenant_id: event.tenantId, last: 1 })
+      .insert({ tenant_id: tenantId, last: 1 })
       .onConflict('tenant_id')
       .merge({ last: this.db.raw('event_serials.last + 1') })
       .returning('last');
     const serialNumber = Number((counter as { last: unknown }).last);
-    await this.db('events').insert({ ...eventRow(event), serial_number: serialNumber, revision: 1 });
-    return { ...event, serialNumber, revision: 1 };
+    await this.db('events').where({ tenant_id: tenantId, id }).update({ serial_number: serialNumber });
+    return serialNumber;
   }
 
   async update(event: ActivityEvent, expectedRevision?: number): Promise<boolean> {

@@ -3,8 +3,14 @@ import type { EventFileRecord, EventListFilter, EventNote, EventRecord, EventUpd
 
 /** Events and their files (CONTRACT §5b, §11); every read is scoped by tenant. */
 export interface EventRepository {
-  /** Inserts with the tenant's next serial number (taken in the same transaction) and revision 1. */
-  insert(event: ActivityEvent): Promise<EventRecord>;
+  /** Inserts at revision 1 with a provisional serial number: call assignSerialNumber before the transaction ends. */
+  insert(event: ActivityEvent): Promise<void>;
+  /**
+   * Gives the event the tenant's next serial number. Call it as the transaction's last write: on
+   * PostgreSQL the tenant's counter row stays locked until the commit, so concurrent creates of
+   * one tenant wait for each other only from here on.
+   */
+  assignSerialNumber(tenantId: string, id: string): Promise<number>;
   /**
    * Writes the event's fields and bumps its revision. With `expectedRevision`, only when the
    * row is still at that revision; false when it was not (the caller answers 412).

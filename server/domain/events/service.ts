@@ -90,12 +90,12 @@ export class EventService {
         state: input.state ?? type.defaultState, eventDetails: details, createdByUserId: actingUser(principal)?.id ?? null,
         createdByClientId: principal.kind === 'application' ? principal.client.id : null, createdAt: now, updatedAt: now,
       };
-      const stored = await repos.events.insert(event);
+      await repos.events.insert(event);
       await this.record(repos, principal, event.id, 'add_event', 'Created', now);
       await this.link(repos, tenantId, event.id, [...(input.patrolSegments ?? []), ...(segmentId ? [segmentId.toLowerCase()] : [])]);
       for (const text of input.notes ?? []) await this.addNote(repos, principal, event.id, text, now);
-      const fresh = input.notes?.length ? (await repos.events.find(tenantId, event.id))! : stored;
-      return (await loadEventViews(repos, this.checker, tenantId, [fresh]))[0]!;
+      await repos.events.assignSerialNumber(tenantId, event.id);
+      return (await loadEventViews(repos, this.checker, tenantId, [(await repos.events.find(tenantId, event.id))!]))[0]!;
     });
   }
 

@@ -129,5 +129,7 @@ export async function fileCameraTrapReport(
   };
   await repos.events.attachFile(file);
   if (appended) await repos.events.touch(tenantId, event.id, now);
+  // Last, so the tenant's counter row is locked (PostgreSQL) only until the commit, not while the image is stored.
+  else await repos.events.assignSerialNumber(tenantId, event.id);
   return { eventId: event.id, appended };
 }
