@@ -1,3 +1,4 @@
+import { cleanFilename } from '../client-input.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import type { FileStore, StagedFile } from '../../storage/file-store.js';
@@ -88,11 +89,4 @@ function readComment(fields: Record<string, string[]>): string {
   const comment = reader.string('comment', { max: 2000 });
   reader.finish('The file is not valid.');
   return comment ?? '';
-}
-
-/** The client's name, reduced to something safe to show and to put in Content-Disposition. */
-function cleanFilename(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
-  return clean || 'file';
 }

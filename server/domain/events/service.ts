@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { strongEtag } from '../catalog/etag.js';
+import { type IfMatch } from '../client-input.js';
 import type { ChoiceService } from '../choices/service.js';
 import { type Principal, type RequestContext, actingUser, requirePermission } from '../context.js';
 import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
@@ -19,7 +20,6 @@ import type { FileStore } from '../../storage/file-store.js';
 export type { EventView } from './model.js';
 
 /** An `If-Match` precondition: does the header name this tag? */
-export type IfMatch = ((etag: string) => boolean) | undefined;
 
 /** The ETag of an event: its revision, which every change to it, its notes or files moves. */
 export function eventEtag(event: EventRecord): string {

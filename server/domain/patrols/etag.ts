@@ -11,8 +11,6 @@
 import { createHash } from 'node:crypto';
 import type { Patrol, PatrolSegment, PatrolView } from './model.js';
 
-/** An `If-Match` precondition: does the header name this tag? */
-export type IfMatch = ((etag: string) => boolean) | undefined;
 
 export function patrolEtag(patrol: Patrol, segments: readonly PatrolSegment[]): string {
   const { window: _window, ...fields } = patrol;

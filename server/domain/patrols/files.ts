@@ -1,5 +1,5 @@
+import { cleanFilename } from '../client-input.js';
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import type { Clock } from '../../db/time.js';
 import type { FileStore, StagedFile } from '../../storage/file-store.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
@@ -33,11 +33,6 @@ export class PatrolFileService {
     const file = isUuid(fileId) ? (await this.list(ctx, patrolId)).find((candidate) => candidate.id === fileId.toLowerCase()) : undefined;
     if (!file) throw new NotFoundError('No such file.');
     return file;
-  }
-
-  async content(ctx: RequestContext, patrolId: string, fileId: string): Promise<{ file: PatrolFile; stream: Readable }> {
-    const file = await this.get(ctx, patrolId, fileId);
-    return { file, stream: this.deps.files.openRead(file.storagePath) };
   }
 
   /**
@@ -111,11 +106,4 @@ function readMetadata(body: unknown, json: boolean): { comment?: string; ordernu
   }
   reader.finish('The file metadata is not valid.');
   return { comment, ordernum, ...(id ? { id } : {}) };
-}
-
-/** The client's name, reduced to something safe to show and to put in Content-Disposition. */
-function cleanFilename(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
-  return clean || 'file';
 }

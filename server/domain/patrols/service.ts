@@ -4,7 +4,8 @@ import { type RequestContext, actingUser, requirePermission } from '../context.j
 import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
-import { patrolEtag, type IfMatch } from './etag.js';
+import { type IfMatch } from '../client-input.js';
+import { patrolEtag } from './etag.js';
 import type { PatrolListFilter } from './filters.js';
 import { type PatrolInput, type SegmentInput, readPatrolBody, readSegmentBody } from './input.js';
 import type { Patrol, PatrolSegment, PatrolState, PatrolView, SegmentView } from './model.js';

@@ -53,6 +53,13 @@ export class StartupService {
     return { user, isSuperuser: principal.isSuperuser, permissions, subject: null };
   }
 
+  /** The caller as the reporter of the events it creates (activity/events/schema names it). */
+  reporter(ctx: RequestContext): User {
+    const user = actingUser(requirePrincipal(ctx));
+    if (!user) throw new NotFoundError('An application has no user record.');
+    return user;
+  }
+
   /** The users `userId` may act as (oneself, or anyone with view_user). */
   async profiles(ctx: RequestContext, userId: string | 'me'): Promise<User[]> {
     const principal = requirePrincipal(ctx);

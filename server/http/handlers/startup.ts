@@ -89,7 +89,7 @@ export function startupHandlers(deps: { startup: StartupService; v1: EventTypeV1
       ctx.body = groups.map((group) => ({ id: group.id, name: group.name, is_visible: true, subgroups: [], subjects: group.subjects.map(presentSubject) }));
     },
     async eventSchema(ctx: AppContext) {
-      const body = eventSchema((await deps.startup.me(requestContext(ctx))).user);
+      const body = eventSchema(deps.startup.reporter(requestContext(ctx)));
       if (answerConditionally(ctx, { etag: strongEtag('event-schema', JSON.stringify(body)) })) return;
       ctx.body = body;
     },
