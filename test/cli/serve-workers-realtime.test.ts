@@ -1,6 +1,6 @@
 import http from 'node:http';
 import t, { type Test } from 'tap';
-import { io, type Socket } from 'socket.io-client';
+import { type RealtimeSession, realtimeSession } from '../helpers/realtime-session.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
 import { serveProcess } from '../helpers/serve-process.js';
@@ -30,26 +30,8 @@ async function login(url: string, username: string): Promise<string> {
   return (JSON.parse(answer.body) as { access_token: string }).access_token;
 }
 
-interface Session {
-  socket: Socket;
-  status: number;
-  received: Array<[string, any]>;
-}
-
-/** A socket.io session as the web app opens it (polling first, then the upgrade), authorised by `token`. */
-async function session(t: Test, url: string, token: string, transports?: Array<'polling' | 'websocket'>): Promise<Session> {
-  const socket = io(`${url}/das`, { path: '/socket.io', reconnection: false, ...(transports ? { transports } : {}) });
-  t.teardown(() => void socket.close());
-  const received: Array<[string, any]> = [];
-  socket.onAny((type: string, payload: unknown) => received.push([type, payload]));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
-  const answer = new Promise<any>((resolve) => socket.once('resp_authorization', resolve));
-  socket.emit('authorization', { type: 'authorization', id: 1, authorization: `Bearer ${token}` });
-  return { socket, status: (await answer).status.code, received };
-}
+type Session = RealtimeSession;
+const session = (t: Test, url: string, token: string, transports?: Array<'polling' | 'websocket'>) => realtimeSession(t, url, token, { transports });
 
 /** The worker slot a session's id names (`w<slot>.`). */
 const slotOf = (s: Session) => /^w(\d+)\./.exec((s.socket.io.engine as unknown as { id: string }).id)?.[1];

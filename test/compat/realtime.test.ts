@@ -1,28 +1,13 @@
 import t, { type Test } from 'tap';
-import { io, type Socket } from 'socket.io-client';
+import { io } from 'socket.io-client';
+import { realtimeSession } from '../helpers/realtime-session.js';
 import { dialect, startTestServer, type TestServer } from '../helpers/server.js';
 import { send } from '../helpers/catalog.js';
 
 const E = '/api/v1.0/activity/events';
 const PASSWORD = 'Hornbill-Sky-Pass-1';
 
-/**
- * A socket.io session as the web app opens it: connect to the `/das` namespace (the app's; `/`
- * serves the same), then `authorization` with the token.
- */
-async function session(t: Test, s: TestServer, token: string, namespace = '/das'): Promise<{ socket: Socket; status: number; received: Array<[string, any]> }> {
-  const socket = io(s.url + namespace, { path: '/socket.io', transports: ['polling', 'websocket'], reconnection: false });
-  t.teardown(() => void socket.close());
-  const received: Array<[string, any]> = [];
-  socket.onAny((type: string, payload: unknown) => received.push([type, payload]));
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', () => resolve());
-    socket.once('connect_error', reject);
-  });
-  const answer = new Promise<any>((resolve) => socket.once('resp_authorization', resolve));
-  socket.emit('authorization', { type: 'authorization', id: 1, authorization: `Bearer ${token}` });
-  return { socket, status: (await answer).status.code, received };
-}
+const session = (t: Test, s: TestServer, token: string, namespace = '/das') => realtimeSession(t, s.url, token, { namespace });
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
