@@ -8,7 +8,8 @@ export interface RealtimeSession {
   tenantId: string;
   /**
    * The session's principal now, from its token: null when the token has expired or was revoked
-   * since (or its user deactivated). Permissions are the current ones.
+   * since (or its user deactivated). Permissions are the current ones. Rejects when the token
+   * cannot be checked now (the database is unavailable): that delivery is skipped, the session kept.
    */
   authorize(): Promise<Principal | null>;
   send(type: string, payload: Record<string, unknown>): void;
@@ -64,10 +65,6 @@ export class RealtimeHub {
     return () => this.sessions.delete(entry);
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
   /** Whether a published change may reach a session: with a relay, sessions elsewhere count too. */
   get listening(): boolean {
     return this.relay !== null || this.sessions.size > 0;
@@ -87,9 +84,9 @@ export class RealtimeHub {
 
   private async deliver(session: Entry, kind: RealtimeKind, change: 'created' | 'updated', data: Record<string, unknown>): Promise<void> {
     const spec = KINDS[kind];
-    const principal = await session.authorize().catch(() => null);
-    if (!this.sessions.has(session)) return;
-    if (!principal) {
+    const principal = await session.authorize().catch(() => undefined);
+    if (!this.sessions.has(session) || principal === undefined) return;
+    if (principal === null) {
       this.sessions.delete(session);
       session.close();
       return;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server as HttpServer } from 'node:http';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
+import { AuthenticationError, NotAllowedError } from '../../domain/errors.js';
 import type { OAuthService } from '../../domain/oauth/service.js';
 import type { RealtimeHub } from './hub.js';
 
@@ -40,7 +41,15 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
         remove?.();
         remove = deps.hub.add({
           tenantId: principal.tenantId,
-          authorize: () => deps.oauth.authenticateBearer(token, undefined),
+          authorize: async () => {
+            try {
+              return await deps.oauth.authenticateBearer(token, undefined);
+            } catch (error) {
+              if (error instanceof AuthenticationError || error instanceof NotAllowedError) return null;
+              deps.logger.warn({ err: error }, 'realtime: the session\'s token could not be checked; this change is not delivered to it');
+              throw error;
+            }
+          },
           send: (type, payload) => void socket.emit(type, payload),
           close: () => void socket.disconnect(true),
         });
