@@ -79,13 +79,19 @@ t.test(`FIELDOPS_ADMIN_PASSWORD_FILE: the generated password goes to a 0600 file
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-admin-file-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'initial-admin-password');
+  // A world-readable file left at the path, and a symlink would be worse: neither receives the secret.
+  const decoy = path.join(dir, 'decoy');
+  fs.writeFileSync(decoy, 'old\n', { mode: 0o644 });
+  fs.symlinkSync(decoy, file);
   const server = serve({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: path.join(dir, 'data'), FIELDOPS_ADMIN_PASSWORD_FILE: file });
   const url = await server.ready;
   t.match(server.stderr(), `admin password written to ${file} (mode 0600`, 'stderr names the file');
   const password = fs.readFileSync(file, 'utf8').trim();
   t.ok(password.length >= 16, 'the file holds the password');
   t.notMatch(server.stderr(), password, 'and stderr (kept in logs by services) does not');
-  t.equal(fs.statSync(file).mode & 0o777, 0o600);
+  t.equal(fs.lstatSync(file).mode & 0o777, 0o600, 'a private regular file replaced the link');
+  t.ok(fs.lstatSync(file).isFile());
+  t.equal(fs.readFileSync(decoy, 'utf8'), 'old\n', "the link's target was not written");
   const login = await fetch(`${url}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password }) });
   t.equal(login.status, 200, 'the written password works');
   server.child.kill('SIGTERM');
