@@ -2,9 +2,9 @@
  * A lock file beside the file it guards, created with O_EXCL and holding the holder's pid: one
  * fieldops process at a time refreshes tokens (credentials file) or pushes a mirror's outbox.
  * A lock whose holder died (kill -9), or that is older than `staleMs`, is taken over; a live
- * holder is waited for. Taking over moves the stale file aside and checks it moved the file it
- * judged (same inode): when two waiters judge one lock stale, the second must not remove the
- * lock the first has just created, so a wrongly moved lock is put back.
+ * holder is waited for. Takeovers are serialised by a breaker file and remove only the file that
+ * was judged stale (same inode); a holder removes the lock only while it is still its own (its
+ * nonce), so no waiter or late holder ever removes another's lock.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -24,22 +24,32 @@ export interface FileLockOptions {
 /** A holder killed between creating the file and writing its pid leaves it empty for at most this long. */
 const EMPTY_GRACE_MS = 2000;
 const POLL_MS = 50;
+/** A breaker file older than this was left by a waiter killed while taking over. */
+const BREAKER_STALE_MS = 10_000;
 
 export async function withFileLock<T>(lockPath: string, work: () => Promise<T>, options: FileLockOptions): Promise<T> {
-  await acquire(lockPath, options);
+  // The pid, and a nonce that tells this holder's lock from a later one of the same process.
+  const content = `${process.pid} ${randomBytes(8).toString('hex')}`;
+  await acquire(lockPath, content, options);
   try {
     return await work();
   } finally {
-    await fs.promises.rm(lockPath, { force: true });
+    await release(lockPath, content);
   }
 }
 
-async function acquire(lockPath: string, options: FileLockOptions): Promise<void> {
+/** Removes the lock only while it is still ours: one taken over meanwhile (past staleMs) is the new holder's. */
+async function release(lockPath: string, content: string): Promise<void> {
+  const current = await fs.promises.readFile(lockPath, 'utf8').catch(() => null);
+  if (current === content) await fs.promises.rm(lockPath, { force: true });
+}
+
+async function acquire(lockPath: string, content: string, options: FileLockOptions): Promise<void> {
   const deadline = Date.now() + options.waitMs;
   let announced = false;
   for (;;) {
     try {
-      await fs.promises.writeFile(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
+      await fs.promises.writeFile(lockPath, content, { flag: 'wx', mode: 0o600 });
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -57,8 +67,15 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<void
   }
 }
 
-/** The lock's stat when its holder is gone or it is too old; null while it is held; 'released' when it vanished. */
-async function staleLock(lockPath: string, staleMs: number): Promise<fs.Stats | null | 'released'> {
+/** A lock file as judged: its inode and its text (pid and nonce). */
+interface Judged {
+  ino: number;
+  dev: number;
+  text: string;
+}
+
+/** The lock as judged when its holder is gone or it is too old; null while it is held; 'released' when it vanished. */
+async function staleLock(lockPath: string, staleMs: number): Promise<Judged | null | 'released'> {
   let stat: fs.Stats;
   let text: string;
   try {
@@ -69,30 +86,41 @@ async function staleLock(lockPath: string, staleMs: number): Promise<fs.Stats | 
     throw error;
   }
   const age = Date.now() - stat.mtimeMs;
-  const pid = Number(text.trim());
-  if (!Number.isInteger(pid) || pid <= 0) return age > EMPTY_GRACE_MS ? stat : null;
-  if (age > staleMs) return stat;
+  const judged = { ino: stat.ino, dev: stat.dev, text };
+  const pid = Number(text.trim().split(' ')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return age > EMPTY_GRACE_MS ? judged : null;
+  if (age > staleMs) return judged;
   try {
     process.kill(pid, 0);
     return null;
   } catch (error) {
     // ESRCH: no such process. EPERM: it runs (as another user), so it holds the lock.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? stat : null;
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? judged : null;
   }
 }
 
-async function takeOver(lockPath: string, judged: fs.Stats): Promise<void> {
-  const aside = `${lockPath}.${process.pid}.${randomBytes(4).toString('hex')}.stale`;
+/**
+ * Removes a lock judged stale, under a breaker file (`<lock>.break`, created exclusively) so that
+ * takeovers run one at a time, and only while the lock is still the file judged (same inode and
+ * text): a waiter that judged late can never remove the lock another waiter has just taken.
+ */
+async function takeOver(lockPath: string, judged: Judged): Promise<void> {
+  const breaker = `${lockPath}.break`;
   try {
-    await fs.promises.rename(lockPath, aside);
+    await fs.promises.writeFile(breaker, String(process.pid), { flag: 'wx', mode: 0o600 });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Another waiter is taking over; a breaker left by a killed one expires.
+    const held = await fs.promises.stat(breaker).catch(() => null);
+    if (held && Date.now() - held.mtimeMs > BREAKER_STALE_MS) await fs.promises.rm(breaker, { force: true });
+    return;
   }
-  const moved = await fs.promises.stat(aside);
-  if (moved.ino !== judged.ino || moved.dev !== judged.dev) {
-    // Another waiter took the stale lock over first; this moved its fresh lock: put it back.
-    await fs.promises.link(aside, lockPath).catch(() => undefined);
+  try {
+    // Inode and text: a fresh lock may reuse the freed inode number, never the nonce.
+    const now = await fs.promises.stat(lockPath).catch(() => null);
+    const text = now ? await fs.promises.readFile(lockPath, 'utf8').catch(() => null) : null;
+    if (now && now.ino === judged.ino && now.dev === judged.dev && text === judged.text) await fs.promises.rm(lockPath, { force: true });
+  } finally {
+    await fs.promises.rm(breaker, { force: true });
   }
-  await fs.promises.rm(aside, { force: true });
 }

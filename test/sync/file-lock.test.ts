@@ -17,7 +17,7 @@ function deadPid(): number {
 t.test('a lock whose holder died is taken over; the lock file is gone afterwards', async (t) => {
   const lock = lockIn(t);
   fs.writeFileSync(lock, String(deadPid()));
-  t.equal(await withFileLock(lock, async () => fs.readFileSync(lock, 'utf8'), { waitMs: 2000, busy }), String(process.pid), 'held by us while working');
+  t.match(await withFileLock(lock, async () => fs.readFileSync(lock, 'utf8'), { waitMs: 2000, busy }), new RegExp(`^${process.pid} [0-9a-f]{16}$`), 'held by us while working (pid and nonce)');
   t.notOk(fs.existsSync(lock), 'released');
 });
 
@@ -60,4 +60,13 @@ t.test('many waiters on one stale lock: never two holders at once', async (t) =>
     if (most !== 1) return void t.fail(`round ${round}: ${most} holders at once`);
   }
   t.pass('one holder at a time in 25 rounds of 8 waiters');
+});
+
+t.test("a holder whose lock was taken over (it ran past staleMs) leaves the new holder's lock alone", async (t) => {
+  const lock = lockIn(t);
+  await withFileLock(lock, async () => {
+    // Another process judged this lock stale and took it over.
+    fs.writeFileSync(lock, '424242 0123456789abcdef');
+  }, { waitMs: 2000, busy });
+  t.equal(fs.readFileSync(lock, 'utf8'), '424242 0123456789abcdef', "the new holder's lock is still there");
 });
