@@ -1,7 +1,7 @@
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
-import { ImmediateSqliteClient } from './sqlite-client.js';
+import { ImmediateSqliteClient, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-client.js';
 import { createPrivateFileSync, ensurePrivateDirSync } from '../security/private-files.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -65,7 +65,7 @@ export function openDatabase(config: DatabaseConfig): Database {
           try {
             connection.pragma('journal_mode = WAL');
             connection.pragma('foreign_keys = ON');
-            connection.pragma('busy_timeout = 5000');
+            connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
             connection.pragma(`synchronous = ${config.synchronous}`);
             done(null, connection);
           } catch (error) {

@@ -6,8 +6,12 @@
  * another process committed since its first read, SQLite refuses the upgrade at once with
  * SQLITE_BUSY_SNAPSHOT (busy_timeout cannot help: waiting would not make its snapshot current).
  * `BEGIN IMMEDIATE` takes the write lock first, so a transaction waits its turn under
- * busy_timeout instead. Within one process nothing changes: its single connection already
+ * its turn instead. Within one process nothing changes: its single connection already
  * serialises every transaction.
+ *
+ * NOTE: busy_timeout makes better-sqlite3 wait synchronously, holding the whole event loop while
+ * another process writes. BEGIN IMMEDIATE, where transactions wait, retries asynchronously
+ * instead (busy_timeout off for that statement), so the process keeps serving meanwhile.
  */
 import { createRequire } from 'node:module';
 
@@ -17,9 +21,28 @@ type Constructor = new (...args: any[]) => any; // eslint-disable-line @typescri
 const ClientBetterSqlite3 = require('knex/lib/dialects/better-sqlite3/index.js') as Constructor;
 const TransactionSqlite = require('knex/lib/dialects/sqlite3/execution/sqlite-transaction.js') as Constructor;
 
+/** As the connections' busy_timeout (knex.ts): how long BEGIN waits for another process's write. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
 class ImmediateTransaction extends TransactionSqlite {
-  begin(connection: unknown): Promise<unknown> {
-    return this.query(connection, 'BEGIN IMMEDIATE;');
+  // NOTE: run on the connection itself, not through knex's query(): knex rejects the whole
+  // transaction on a failed query, and a busy BEGIN is retried here, not a failure.
+  async begin(connection: { pragma(source: string): unknown; exec(source: string): unknown }): Promise<void> {
+    const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+    connection.pragma('busy_timeout = 0');
+    try {
+      for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+        try {
+          connection.exec('BEGIN IMMEDIATE');
+          return;
+        } catch (error) {
+          if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    } finally {
+      connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+    }
   }
 }
 

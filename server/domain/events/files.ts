@@ -46,10 +46,13 @@ export class EventFileService {
     if (!upload.staged) throw InputError.field('filecontent.file', 'required', 'No file was uploaded.', ['Send the file in the multipart field filecontent.file.']);
     const staged = upload.staged;
     const comment = readComment(upload.fields);
+    // Checked, then the bytes go into the store before the transaction: an upload (to a bucket,
+    // say) must not hold a transaction open, nor SQLite's single writer.
+    await this.deps.events.find(this.deps.store.repos, principal.tenantId, eventId);
+    const stored = await staged.commit();
     return this.deps.store.transaction(async (repos) => {
       const event = await this.deps.events.find(repos, principal.tenantId, eventId);
       const now = this.deps.clock.now();
-      const stored = await staged.commit();
       const file: EventFileRecord = {
         id: randomUUID(), tenantId: principal.tenantId, eventId: event.id, sha256: stored.sha256, path: stored.path, size: stored.size,
         contentType: stored.contentType, filename: cleanFilename(upload.filename), createdAt: now, comment,

@@ -6,8 +6,8 @@ import { type RequestContext, actingUser, requirePermission } from '../context.j
 import { BodyReader } from '../catalog/fields.js';
 import { ConflictError, InputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
-import type { Store } from '../ports.js';
-import type { PatrolFile } from './model.js';
+import type { Repositories, Store } from '../ports.js';
+import type { Patrol, PatrolFile } from './model.js';
 import type { PatrolService } from './service.js';
 
 /**
@@ -50,12 +50,14 @@ export class PatrolFileService {
     if (!upload.staged) throw InputError.field('filecontent.file', 'required', 'No file was uploaded.', ['Send the file in the multipart field filecontent.file.']);
     const staged = upload.staged;
     const metadata = readMetadata(single(upload.fields), false);
+    // Checked, then the bytes go into the store before the transaction: an upload (to a bucket,
+    // say) must not hold a transaction open, nor SQLite's single writer. Checked again inside;
+    // bytes stored by a create that loses a race stay unreferenced in the content-addressed store.
+    await this.checkNew(this.deps.store.repos, tenantId, patrolId, metadata.id);
+    const stored = await staged.commit();
     return this.deps.store.transaction(async (repos) => {
-      const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
-      // A client-supplied id that exists already is 409 and stores nothing (offline retries).
-      if (metadata.id && (await repos.patrols.filesOf(tenantId, [patrol.id])).some((file) => file.id === metadata.id)) throw new ConflictError('A file with this id already exists.');
+      const patrol = await this.checkNew(repos, tenantId, patrolId, metadata.id);
       const now = this.deps.clock.now();
-      const stored = await staged.commit();
       const file: PatrolFile = {
         id: metadata.id ?? randomUUID(), tenantId, patrolId: patrol.id, sha256: stored.sha256, storagePath: stored.path,
         filename: cleanFilename(upload.filename), contentType: stored.contentType, size: stored.size,
@@ -65,6 +67,13 @@ export class PatrolFileService {
       await repos.patrols.insertFile(file);
       return file;
     });
+  }
+
+  /** The patrol a new file may be added to; a client-supplied id that exists already is 409 (offline retries). */
+  private async checkNew(repos: Repositories, tenantId: string, patrolId: string, id: string | undefined): Promise<Patrol> {
+    const patrol = await this.deps.patrols.findPatrol(repos, tenantId, patrolId);
+    if (id && (await repos.patrols.filesOf(tenantId, [patrol.id])).some((file) => file.id === id)) throw new ConflictError('A file with this id already exists.');
+    return patrol;
   }
 
   /** Read and written in one transaction, so two concurrent edits cannot interleave. */

@@ -21,6 +21,14 @@ export interface IncomingFile {
   commit(): Promise<{ path: string }>;
 }
 
+/** A received image once in the store. */
+export interface StoredImage {
+  readonly sha256: string;
+  readonly size: number;
+  readonly contentType: string;
+  readonly path: string;
+}
+
 /** The form of a camera-trap report, validated. */
 export interface CameraTrapForm {
   cameraName: string | null;
@@ -86,13 +94,13 @@ function readLocation(text: string): { latitude: number; longitude: number } | n
  * Stores one camera-trap image, in the caller's transaction: a new `camera_trap_rep` event
  * (the type's default priority and state; the type is created on first use), or, with
  * `group_id`, the existing report it names (404 when the tenant has no such report). The same
- * bytes already reported by the tenant are a 409. The file is moved into the store before the
- * transaction commits, so a committed report never points at a missing file.
+ * bytes already reported by the tenant are a 409. The image is in the store already (moved there
+ * before the transaction began), so a committed report never points at a missing file.
  */
 export async function fileCameraTrapReport(
   repos: Repositories,
   principal: Principal,
-  report: { providerId: string; providerKey: string; form: CameraTrapForm; time: number; image: IncomingFile; filename: string },
+  report: { providerId: string; providerKey: string; form: CameraTrapForm; time: number; image: StoredImage; filename: string },
   now: number,
 ): Promise<{ eventId: string; appended: boolean }> {
   const { tenantId } = principal;
@@ -122,9 +130,8 @@ export async function fileCameraTrapReport(
   if (!(await repos.sensors.claimCameraImage(tenantId, image.sha256, event.id, report.providerId, now))) {
     throw new ConflictError('This image has already been received.');
   }
-  const stored = await image.commit();
   const file: EventFile = {
-    id: randomUUID(), tenantId, eventId: event.id, sha256: image.sha256, path: stored.path, size: image.size,
+    id: randomUUID(), tenantId, eventId: event.id, sha256: image.sha256, path: image.path, size: image.size,
     contentType: image.contentType, filename: report.filename.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255), createdAt: now,
   };
   await repos.events.attachFile(file);

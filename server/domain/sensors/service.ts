@@ -120,10 +120,14 @@ export class SensorService {
       throw InputError.field(IMAGE_FIELD, 'invalid_image', `The file is not an image (its content is ${image.contentType}).`, ['Send a JPEG, PNG, HEIC, WebP, GIF, TIFF or BMP image.']);
     }
     const time = form.time ?? (await exifTakenAt(image.tempPath)) ?? this.deps.clock.now();
+    // Into the store before the transaction: an upload (to a bucket, say) must not hold a
+    // transaction open, nor SQLite's single writer. A refused report leaves the bytes in the
+    // content-addressed store, unreferenced (the same bytes again reuse them).
+    const stored = { sha256: image.sha256, size: image.size, contentType: image.contentType, path: (await image.commit()).path };
     return this.deps.store.transaction(async (repos) => {
       const now = this.deps.clock.now();
       const provider = await repos.sensors.ensureProvider(principal.tenantId, providerKey, 'camera-trap', now);
-      return fileCameraTrapReport(repos, principal, { providerId: provider.id, providerKey, form, time, image, filename }, now);
+      return fileCameraTrapReport(repos, principal, { providerId: provider.id, providerKey, form, time, image: stored, filename }, now);
     });
   }
 
