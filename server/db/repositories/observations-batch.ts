@@ -56,8 +56,9 @@ const SQL = {
  * PostgreSQL: one statement, each table's rows as one JSON parameter rather than nine bound
  * parameters a row (a fixed statement text: nothing to build per row for knex, nothing to parse
  * and plan per row for the server, no parameter limit), the status upsert as a data-modifying
- * CTE. NOTE: PostgreSQL runs an unreferenced data-modifying CTE after the main statement, so the
- * lock order is observations first, then statuses, as on SQLite.
+ * CTE. NOTE: PostgreSQL does not promise in which order a statement's data-modifying parts run,
+ * so two batches may still deadlock on rows both touch; PostgreSQL then aborts one, which is a
+ * 503 (db/errors.ts) that the sender retries, with nothing of that batch stored.
  * SQLite: the observation insert, then the status upsert, in the caller's transaction or one of
  * its own.
  */

@@ -19,8 +19,6 @@ import type { FileStore } from '../../storage/file-store.js';
 
 export type { EventView } from './model.js';
 
-/** An `If-Match` precondition: does the header name this tag? */
-
 /** The ETag of an event: its revision, which every change to it, its notes or files moves. */
 export function eventEtag(event: EventRecord): string {
   return strongEtag('event', event.tenantId, event.id, event.revision);
