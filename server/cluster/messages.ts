@@ -24,6 +24,8 @@ export const METRICS_SUM = 'fieldops:metrics-sum';
 
 /** Primary → worker, with the socket as the handle: a connection the primary accepted, and the bytes it read first. */
 export const CONNECTION = 'fieldops:connection';
+/** Worker → primary: it holds the connection `id` (CONNECTION): the primary's copy can go. */
+export const ADOPTED = 'fieldops:adopted';
 /** Worker → primary: a realtime change to relay to every worker. */
 export const REALTIME_PUBLISH = 'fieldops:realtime-publish';
 /** Primary → worker (every one, the publisher included): a realtime change to deliver to its sessions. */
@@ -36,11 +38,12 @@ export type WorkerMessage =
   | { type: typeof READY }
   | { type: typeof METRICS_ASK; id: number }
   | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson }
+  | { type: typeof ADOPTED; id: number }
   | { type: typeof REALTIME_PUBLISH; change: RealtimeChange };
 
 export type PrimaryMessage =
   | { type: typeof START; port: number; slot: number }
-  | { type: typeof CONNECTION; head: string }
+  | { type: typeof CONNECTION; id: number; head: string }
   | { type: typeof REALTIME_DELIVER; change: RealtimeChange }
   | { type: typeof SHUTDOWN }
   | { type: typeof METRICS_COLLECT; id: number }

@@ -15,7 +15,7 @@
  */
 import net from 'node:net';
 import type { Worker } from 'node:cluster';
-import { CONNECTION, type PrimaryMessage } from './messages.js';
+import { ADOPTED, CONNECTION, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** The prefix of the session ids a worker in `slot` creates. */
 export const sessionIdPrefix = (slot: number): string => `w${slot}.`;
@@ -37,9 +37,19 @@ export function slotOfRequest(head: Buffer): number | null {
   return slot === undefined ? null : Number(slot);
 }
 
+/** What the balancer needs of a worker (a cluster `Worker`, or a forked process in tests). */
+export interface StickyTarget {
+  send: Worker['send'];
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
 export interface StickyOptions {
   /** The worker for a connection: the one in `slot` if it serves, else another one; null when none serves. */
-  pick(slot: number | null): Pick<Worker, 'send'> | null;
+  pick(slot: number | null): StickyTarget | null;
+  /** How long a worker may take to adopt a connection handed to it before the primary cuts it (default 5 s). */
+  adoptTimeoutMs?: number;
   /** How long a connection may take to send its first bytes before it is cut (default 10 s). */
   firstChunkTimeoutMs?: number;
 }
@@ -49,6 +59,14 @@ export class StickyBalancer {
   private readonly server: net.Server;
   /** Connections whose first bytes have not come yet. */
   private readonly waiting = new Set<net.Socket>();
+  /**
+   * Connections handed over and not yet adopted, by id, with their worker. The primary keeps its
+   * copy of each until the worker says it holds it (ADOPTED): a worker that dies (or hangs)
+   * before would otherwise leave the client waiting forever on a socket nobody reads.
+   */
+  private readonly handed = new Map<number, { socket: net.Socket; worker: StickyTarget; timer: NodeJS.Timeout }>();
+  private sequence = 0;
+  private readonly watched = new WeakSet<StickyTarget>();
 
   constructor(private readonly options: StickyOptions) {
     this.server = net.createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
@@ -73,6 +91,8 @@ export class StickyBalancer {
    */
   close(): void {
     for (const socket of this.waiting) socket.destroy();
+    // NOTE: sockets handed and not yet adopted stay until their worker adopts them or goes away.
+
     if (this.server.listening) this.server.close();
   }
 
@@ -101,12 +121,46 @@ export class StickyBalancer {
       socket.off('close', forget);
       const worker = this.options.pick(slotOfRequest(head));
       if (!worker) return void socket.destroy();
-      const message: PrimaryMessage = { type: CONNECTION, head: head.toString('base64') };
-      worker.send(message, socket, { keepOpen: false }, (error) => {
-        if (error) socket.destroy();
-      });
+      this.hand(worker, socket, head);
     });
     socket.resume();
+  }
+
+  private hand(worker: StickyTarget, socket: net.Socket, head: Buffer): void {
+    this.watch(worker);
+    const id = ++this.sequence;
+    const timer = setTimeout(() => this.drop(id), this.options.adoptTimeoutMs ?? 5000);
+    this.handed.set(id, { socket, worker, timer });
+    const message: PrimaryMessage = { type: CONNECTION, id, head: head.toString('base64') };
+    // keepOpen: the primary's copy is closed on ADOPTED (or when the worker is gone), not on
+    // node's own acknowledgement, which never comes from a worker that dies first.
+    worker.send(message, socket, { keepOpen: true }, (error) => {
+      if (error) this.drop(id);
+    });
+  }
+
+  /** Closes the primary's copy of a handed socket: the connection ends unless a worker holds it. */
+  private drop(id: number): void {
+    const entry = this.handed.get(id);
+    if (!entry) return;
+    this.handed.delete(id);
+    clearTimeout(entry.timer);
+    entry.socket.destroy();
+  }
+
+  private watch(worker: StickyTarget): void {
+    if (this.watched.has(worker)) return;
+    this.watched.add(worker);
+    const onMessage = (message: unknown) => {
+      if (isMessage<WorkerMessage>(message) && message.type === ADOPTED) this.drop(message.id);
+    };
+    const onGone = () => {
+      worker.off('message', onMessage);
+      for (const [id, entry] of this.handed) if (entry.worker === worker) this.drop(id);
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', onGone);
+    worker.once('disconnect', onGone);
   }
 }
 

@@ -106,6 +106,27 @@ t.test('a keep-alive connection is not kept: each request is routed by the prima
   t.same(picked, [null, 0], 'one pick per request');
 });
 
+t.test('the sockets a worker has not adopted when it dies are closed', async (t) => {
+  const worker = await startWorker(t);
+  const balancer = new StickyBalancer({ pick: () => worker });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  worker.send('block');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const clients = Array.from({ length: 3 }, () => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.on('error', () => {});
+    return new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  worker.kill('SIGKILL');
+  const killed = Date.now();
+  const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 3000));
+  const closed = await Promise.all(clients.map((client) => Promise.race([client, timeout])));
+  t.ok(closed.every((at) => at - killed < 2000), 'every client is closed once its worker is gone: the one in flight and the queued ones');
+});
+
 t.test('a connection that sends nothing is cut after the timeout; one no worker can take at once', async (t) => {
   const balancer = new StickyBalancer({ pick: () => null, firstChunkTimeoutMs: 200 });
   await balancer.listen(0, '127.0.0.1');
