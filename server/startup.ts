@@ -74,10 +74,19 @@ export function handedListener(): Listener & { adopt(socket: net.Socket, head: B
   server.emit('listening');
   const open = new Set<net.Socket>();
   let drainedWaiters: Array<() => void> = [];
+  // A socket handed after the server began to close (the primary routed it before it heard
+  // this worker drains) is cut: the client retries, and the primary picks another worker.
+  let closing = false;
+  const closeServer = server.close.bind(server);
+  server.close = (callback) => {
+    closing = true;
+    return closeServer(callback);
+  };
   return {
     server,
     setHandler,
     adopt: (socket, head) => {
+      if (closing) return void socket.destroy();
       open.add(socket);
       socket.once('close', () => {
         open.delete(socket);

@@ -11,6 +11,8 @@ export const HELLO = 'fieldops:hello';
 export const START = 'fieldops:start';
 /** Worker → primary: serving requests. */
 export const READY = 'fieldops:ready';
+/** Worker → primary: it drains (asked, or signalled itself): route no new connection to it. */
+export const DRAINING = 'fieldops:draining';
 /** Primary → worker: finish in-flight requests, then exit. */
 export const SHUTDOWN = 'fieldops:shutdown';
 /** Worker → primary: a /metrics request needs the cluster's sum. */
@@ -36,6 +38,7 @@ export type RegistryJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 export type WorkerMessage =
   | { type: typeof HELLO }
   | { type: typeof READY }
+  | { type: typeof DRAINING }
   | { type: typeof METRICS_ASK; id: number }
   | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson }
   | { type: typeof ADOPTED; id: number }

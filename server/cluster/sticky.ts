@@ -120,7 +120,7 @@ export class StickyBalancer {
       forget();
       socket.off('close', forget);
       const worker = this.options.pick(slotOfRequest(head));
-      if (!worker) return void socket.destroy();
+      if (!worker) return void unavailable(socket);
       this.hand(worker, socket, head);
     });
     socket.resume();
@@ -172,4 +172,16 @@ export class StickyBalancer {
  */
 function stopReading(socket: net.Socket): void {
   (socket as unknown as { _handle?: { readStop?(): number } | null })._handle?.readStop?.();
+}
+
+const UNAVAILABLE_BODY = JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'No worker is serving; retry shortly.' } });
+const UNAVAILABLE = [
+  'HTTP/1.1 503 Service Unavailable', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(UNAVAILABLE_BODY)}`,
+  'Retry-After: 1', 'Connection: close', '', UNAVAILABLE_BODY,
+].join('\r\n');
+
+/** No worker serves (all are starting or draining): a 503 the client can retry, then the socket goes. */
+function unavailable(socket: net.Socket): void {
+  socket.setTimeout(1000, () => socket.destroy());
+  socket.end(UNAVAILABLE, () => socket.destroy());
 }

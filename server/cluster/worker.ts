@@ -8,7 +8,7 @@ import type { RealtimeChange, RealtimeRelay } from '../http/realtime/hub.js';
 import type { Registry } from 'prom-client';
 import { UnavailableError } from '../domain/errors.js';
 import type { ClusterMetrics, Exposition } from '../metrics/metrics.js';
-import { ADOPTED, CONNECTION, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { ADOPTED, CONNECTION, DRAINING, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 export interface WorkerIdentity {
   /** cluster's worker id: 1, 2, ...; a replacement gets the next one. */
@@ -50,6 +50,8 @@ export function reportReady(): void {
  * Resolves when this worker should drain: the primary asks (SHUTDOWN), the primary is gone (the
  * channel closed), or a signal came straight to the worker (Ctrl-C reaches the whole process
  * group). The signal handlers stay installed: a second signal must not kill a draining worker.
+ * The primary is told at once (DRAINING), before the server closes, so it routes no new
+ * connection here.
  */
 export function shutdownRequested(): Promise<string> {
   return new Promise((resolve) => {
@@ -60,6 +62,7 @@ export function shutdownRequested(): Promise<string> {
       process.off('SIGINT', onInt);
       process.on('SIGTERM', ignore);
       process.on('SIGINT', ignore);
+      send({ type: DRAINING });
       resolve(reason);
     };
     const onMessage = (message: unknown) => {

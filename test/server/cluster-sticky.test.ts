@@ -127,6 +127,22 @@ t.test('the sockets a worker has not adopted when it dies are closed', async (t)
   t.ok(closed.every((at) => at - killed < 2000), 'every client is closed once its worker is gone: the one in flight and the queued ones');
 });
 
+t.test('a worker that closes its server takes no new connection', async (t) => {
+  const worker = await startWorker(t);
+  const balancer = new StickyBalancer({ pick: () => worker });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  worker.send('close');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('close', resolve));
+  t.equal(answer, '', 'a connection handed while it closes is cut, not served');
+});
+
 t.test('a connection that sends nothing is cut after the timeout; one no worker can take at once', async (t) => {
   const balancer = new StickyBalancer({ pick: () => null, firstChunkTimeoutMs: 200 });
   await balancer.listen(0, '127.0.0.1');
@@ -145,7 +161,9 @@ t.test('a connection that sends nothing is cut after the timeout; one no worker 
   let answer = '';
   refused.on('data', (chunk) => (answer += chunk));
   await new Promise((resolve) => refused.once('close', resolve));
-  t.equal(answer, '', 'no worker serves: closed without an answer');
+  t.match(answer, /^HTTP\/1\.1 503 Service Unavailable\r\n/, 'no worker serves: 503');
+  t.match(answer, /\r\nRetry-After: 1\r\n/i);
+  t.match(answer, /\r\nConnection: close\r\n/i);
   balancer.close();
   await t.rejects(new Promise((resolve, reject) => net.connect(port, '127.0.0.1', () => resolve(undefined)).once('error', reject)), 'closed: nothing listens');
 });
