@@ -20,14 +20,17 @@ import { ADOPTED, CONNECTION, isMessage, type PrimaryMessage, type WorkerMessage
 /** The prefix of the session ids a worker in `slot` creates. */
 export const sessionIdPrefix = (slot: number): string => `w${slot}.`;
 
+/** The most the primary reads of a connection before it routes it. */
+const HEAD_LIMIT = 8192;
+
 const REQUEST_LINE = /^[A-Z]+ \/socket\.io\/?\?(\S*) HTTP\/1\.[01]\r?$/;
 
 /**
  * The worker slot an engine.io request names in its `sid`, or null: not an engine.io request,
- * no session yet (a handshake), or a request line longer than the first chunk.
+ * no session yet (a handshake), or a request line not whole in the bytes read (8 KiB at most).
  */
 export function slotOfRequest(head: Buffer): number | null {
-  const text = head.subarray(0, 8192).toString('latin1');
+  const text = head.subarray(0, HEAD_LIMIT).toString('latin1');
   const end = text.indexOf('\n');
   if (end < 0) return null;
   const query = REQUEST_LINE.exec(text.slice(0, end))?.[1];
@@ -50,14 +53,14 @@ export interface StickyOptions {
   pick(slot: number | null): StickyTarget | null;
   /** How long a worker may take to adopt a connection handed to it before the primary cuts it (default 5 s). */
   adoptTimeoutMs?: number;
-  /** How long a connection may take to send its first bytes before it is cut (default 10 s). */
+  /** How long a connection may take to send its request line (default 10 s): then it is routed with what it sent, or cut if nothing. */
   firstChunkTimeoutMs?: number;
 }
 
 /** The primary's listening socket and its hand-over of connections to the workers. */
 export class StickyBalancer {
   private readonly server: net.Server;
-  /** Connections whose first bytes have not come yet. */
+  /** Connections whose request line has not come yet. */
   private readonly waiting = new Set<net.Socket>();
   /**
    * Connections handed over and not yet adopted, by id, with their worker. The primary keeps its
@@ -111,18 +114,30 @@ export class StickyBalancer {
     const forget = () => this.waiting.delete(socket);
     socket.once('close', forget);
     socket.on('error', () => socket.destroy());
-    // A connection that never sends a byte (or only trickles one in) is not kept.
-    socket.setTimeout(this.options.firstChunkTimeoutMs ?? 10_000, () => socket.destroy());
-    socket.once('data', (head: Buffer) => {
+    // The request line may come in several segments: bytes are collected until it is whole (a
+    // newline), 8 KiB, or the timeout. A connection that has sent nothing by then is cut; one
+    // that has sent part of a line is routed with it (round-robin: its line names no session).
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const route = () => {
+      socket.off('data', collect);
       socket.pause();
       stopReading(socket);
       socket.setTimeout(0);
       forget();
       socket.off('close', forget);
+      const head = Buffer.concat(chunks, length);
       const worker = this.options.pick(slotOfRequest(head));
       if (!worker) return void unavailable(socket);
       this.hand(worker, socket, head);
-    });
+    };
+    const collect = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (chunk.includes(0x0a) || length >= HEAD_LIMIT) route();
+    };
+    socket.setTimeout(this.options.firstChunkTimeoutMs ?? 10_000, () => (length > 0 ? route() : socket.destroy()));
+    socket.on('data', collect);
     socket.resume();
   }
 

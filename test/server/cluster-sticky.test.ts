@@ -143,6 +143,29 @@ t.test('a worker that closes its server takes no new connection', async (t) => {
   t.equal(answer, '', 'a connection handed while it closes is cut, not served');
 });
 
+t.test('a request line split over several segments is routed by its whole line', async (t) => {
+  const workers = [await startWorker(t), await startWorker(t)];
+  const picked: Array<number | null> = [];
+  const balancer = new StickyBalancer({ pick: (slot) => (picked.push(slot), workers[slot ?? 0]!) });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.setTimeout(3000, () => socket.destroy());
+  for (const piece of ['GET /socket.io/?EIO=4&transport=polling&sid=w', '1.abc HTTP/1.1\r', '\nHost: x\r\n\r\n']) {
+    socket.write(piece);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  }
+  await closed;
+  t.same(picked, [1], 'routed once the line was whole');
+  t.match(answer, new RegExp(`"pid":${workers[1]!.pid}`), 'to the worker its session names');
+});
+
 t.test('a connection that sends nothing is cut after the timeout; one no worker can take at once', async (t) => {
   const balancer = new StickyBalancer({ pick: () => null, firstChunkTimeoutMs: 200 });
   await balancer.listen(0, '127.0.0.1');
@@ -157,6 +180,13 @@ t.test('a connection that sends nothing is cut after the timeout; one no worker 
   t.ok(Date.now() - started < 1000, 'cut after the timeout');
   for (let i = 0; i < 40 && balancer.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   t.equal(balancer.pending, 0, 'and forgotten');
+  const trickle = net.connect(port, '127.0.0.1', () => trickle.write('GET /'));
+  let trickled = '';
+  trickle.on('data', (chunk) => (trickled += chunk));
+  const trickleStarted = Date.now();
+  await new Promise((resolve) => trickle.once('close', resolve));
+  t.ok(Date.now() - trickleStarted >= 150, 'a connection that has not sent a whole line is waited for until the timeout');
+  t.match(trickled, /^HTTP\/1\.1 503 /, 'then routed with what it sent (here: to no worker)');
   const refused = net.connect(port, '127.0.0.1', () => refused.write('GET / HTTP/1.1\r\n\r\n'));
   let answer = '';
   refused.on('data', (chunk) => (answer += chunk));
