@@ -42,9 +42,16 @@ export interface Listener {
   drained?(): Promise<void>;
 }
 
-function startingServer(): { server: http.Server; setHandler(handle: http.RequestListener): void } {
+/**
+ * A response that always ends its connection (`Connection: close`): the parser's keep-alive
+ * verdict, assigned after construction, is ignored.
+ */
+class ClosingResponse extends http.ServerResponse {}
+Object.defineProperty(ClosingResponse.prototype, 'shouldKeepAlive', { get: () => false, set: () => {} });
+
+function startingServer(options: http.ServerOptions = {}): { server: http.Server; setHandler(handle: http.RequestListener): void } {
   let handle: http.RequestListener | null = null;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(options, (req, res) => {
     if (handle) return handle(req, res);
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     res.end(JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'The server is starting.' } }));
@@ -57,16 +64,29 @@ function startingServer(): { server: http.Server; setHandler(handle: http.Reques
  * already read from them, by a cluster worker's primary (server/cluster/sticky.ts).
  */
 export function handedListener(): Listener & { adopt(socket: net.Socket, head: Buffer): void } {
-  const { server, setHandler } = startingServer();
+  // NOTE: the primary routes a connection by its first request only, so a worker keeps no
+  // connection alive past a response: a client's next request (a poll of a session of another
+  // worker, after a /healthz) comes on a new connection, which the primary routes by its own
+  // request. The cost: a TCP connect and a hand-over per request.
+  const { server, setHandler } = startingServer({ ServerResponse: ClosingResponse as typeof http.ServerResponse });
   // NOTE: the HTTP server tracks its connections (idle closing, header and request timeouts)
   // from its 'listening' event on; it never listens itself, so it is told once here.
   server.emit('listening');
   const open = new Set<net.Socket>();
   let drainedWaiters: Array<() => void> = [];
+  // A socket handed after the server began to close (the primary routed it before it heard
+  // this worker drains) is cut: the client retries, and the primary picks another worker.
+  let closing = false;
+  const closeServer = server.close.bind(server);
+  server.close = (callback) => {
+    closing = true;
+    return closeServer(callback);
+  };
   return {
     server,
     setHandler,
     adopt: (socket, head) => {
+      if (closing) return void socket.destroy();
       open.add(socket);
       socket.once('close', () => {
         open.delete(socket);

@@ -11,6 +11,8 @@ export const HELLO = 'fieldops:hello';
 export const START = 'fieldops:start';
 /** Worker → primary: serving requests. */
 export const READY = 'fieldops:ready';
+/** Worker → primary: it drains (asked, or signalled itself): route no new connection to it. */
+export const DRAINING = 'fieldops:draining';
 /** Primary → worker: finish in-flight requests, then exit. */
 export const SHUTDOWN = 'fieldops:shutdown';
 /** Worker → primary: a /metrics request needs the cluster's sum. */
@@ -24,6 +26,8 @@ export const METRICS_SUM = 'fieldops:metrics-sum';
 
 /** Primary → worker, with the socket as the handle: a connection the primary accepted, and the bytes it read first. */
 export const CONNECTION = 'fieldops:connection';
+/** Worker → primary: it holds the connection `id` (CONNECTION): the primary's copy can go. */
+export const ADOPTED = 'fieldops:adopted';
 /** Worker → primary: a realtime change to relay to every worker. */
 export const REALTIME_PUBLISH = 'fieldops:realtime-publish';
 /** Primary → worker (every one, the publisher included): a realtime change to deliver to its sessions. */
@@ -34,13 +38,15 @@ export type RegistryJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 export type WorkerMessage =
   | { type: typeof HELLO }
   | { type: typeof READY }
+  | { type: typeof DRAINING }
   | { type: typeof METRICS_ASK; id: number }
   | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson }
+  | { type: typeof ADOPTED; id: number }
   | { type: typeof REALTIME_PUBLISH; change: RealtimeChange };
 
 export type PrimaryMessage =
   | { type: typeof START; port: number; slot: number }
-  | { type: typeof CONNECTION; head: string }
+  | { type: typeof CONNECTION; id: number; head: string }
   | { type: typeof REALTIME_DELIVER; change: RealtimeChange }
   | { type: typeof SHUTDOWN }
   | { type: typeof METRICS_COLLECT; id: number }

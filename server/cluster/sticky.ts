@@ -3,7 +3,8 @@
  * first bytes, and hands the socket (with those bytes) to a worker. A request of an engine.io
  * session (socket.io's long-polling, then the upgrade to a websocket) goes to the worker that
  * created the session, which it names in its `sid`; any other connection goes to the next worker
- * round-robin. A keep-alive connection stays with the worker it was handed to.
+ * round-robin. A worker keeps no connection alive past a response (server/startup.ts
+ * handedListener), so every request is routed here by its own request line.
  *
  * Session ids carry their worker's slot (`w<slot>.`, set by the worker through engine.io's
  * `generateId`), so the primary keeps no table of sessions, and a replacement worker, which
@@ -14,19 +15,22 @@
  */
 import net from 'node:net';
 import type { Worker } from 'node:cluster';
-import { CONNECTION, type PrimaryMessage } from './messages.js';
+import { ADOPTED, CONNECTION, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** The prefix of the session ids a worker in `slot` creates. */
 export const sessionIdPrefix = (slot: number): string => `w${slot}.`;
+
+/** The most the primary reads of a connection before it routes it. */
+const HEAD_LIMIT = 8192;
 
 const REQUEST_LINE = /^[A-Z]+ \/socket\.io\/?\?(\S*) HTTP\/1\.[01]\r?$/;
 
 /**
  * The worker slot an engine.io request names in its `sid`, or null: not an engine.io request,
- * no session yet (a handshake), or a request line longer than the first chunk.
+ * no session yet (a handshake), or a request line not whole in the bytes read (8 KiB at most).
  */
 export function slotOfRequest(head: Buffer): number | null {
-  const text = head.subarray(0, 8192).toString('latin1');
+  const text = head.subarray(0, HEAD_LIMIT).toString('latin1');
   const end = text.indexOf('\n');
   if (end < 0) return null;
   const query = REQUEST_LINE.exec(text.slice(0, end))?.[1];
@@ -36,18 +40,36 @@ export function slotOfRequest(head: Buffer): number | null {
   return slot === undefined ? null : Number(slot);
 }
 
+/** What the balancer needs of a worker (a cluster `Worker`, or a forked process in tests). */
+export interface StickyTarget {
+  send: Worker['send'];
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
 export interface StickyOptions {
   /** The worker for a connection: the one in `slot` if it serves, else another one; null when none serves. */
-  pick(slot: number | null): Pick<Worker, 'send'> | null;
-  /** How long a connection may take to send its first bytes before it is cut (default 10 s). */
+  pick(slot: number | null): StickyTarget | null;
+  /** How long a worker may take to adopt a connection handed to it before the primary cuts it (default 5 s). */
+  adoptTimeoutMs?: number;
+  /** How long a connection may take to send its request line (default 10 s): then it is routed with what it sent, or cut if nothing. */
   firstChunkTimeoutMs?: number;
 }
 
 /** The primary's listening socket and its hand-over of connections to the workers. */
 export class StickyBalancer {
   private readonly server: net.Server;
-  /** Connections whose first bytes have not come yet. */
+  /** Connections whose request line has not come yet. */
   private readonly waiting = new Set<net.Socket>();
+  /**
+   * Connections handed over and not yet adopted, by id, with their worker. The primary keeps its
+   * copy of each until the worker says it holds it (ADOPTED): a worker that dies (or hangs)
+   * before would otherwise leave the client waiting forever on a socket nobody reads.
+   */
+  private readonly handed = new Map<number, { socket: net.Socket; worker: StickyTarget; timer: NodeJS.Timeout }>();
+  private sequence = 0;
+  private readonly watched = new WeakSet<StickyTarget>();
 
   constructor(private readonly options: StickyOptions) {
     this.server = net.createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
@@ -72,6 +94,8 @@ export class StickyBalancer {
    */
   close(): void {
     for (const socket of this.waiting) socket.destroy();
+    // NOTE: sockets handed and not yet adopted stay until their worker adopts them or goes away.
+
     if (this.server.listening) this.server.close();
   }
 
@@ -90,22 +114,68 @@ export class StickyBalancer {
     const forget = () => this.waiting.delete(socket);
     socket.once('close', forget);
     socket.on('error', () => socket.destroy());
-    // A connection that never sends a byte (or only trickles one in) is not kept.
-    socket.setTimeout(this.options.firstChunkTimeoutMs ?? 10_000, () => socket.destroy());
-    socket.once('data', (head: Buffer) => {
+    // The request line may come in several segments: bytes are collected until it is whole (a
+    // newline), 8 KiB, or the timeout. A connection that has sent nothing by then is cut; one
+    // that has sent part of a line is routed with it (round-robin: its line names no session).
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const route = () => {
+      socket.off('data', collect);
       socket.pause();
       stopReading(socket);
       socket.setTimeout(0);
       forget();
       socket.off('close', forget);
+      const head = Buffer.concat(chunks, length);
       const worker = this.options.pick(slotOfRequest(head));
-      if (!worker) return void socket.destroy();
-      const message: PrimaryMessage = { type: CONNECTION, head: head.toString('base64') };
-      worker.send(message, socket, { keepOpen: false }, (error) => {
-        if (error) socket.destroy();
-      });
-    });
+      if (!worker) return void unavailable(socket);
+      this.hand(worker, socket, head);
+    };
+    const collect = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (chunk.includes(0x0a) || length >= HEAD_LIMIT) route();
+    };
+    socket.setTimeout(this.options.firstChunkTimeoutMs ?? 10_000, () => (length > 0 ? route() : socket.destroy()));
+    socket.on('data', collect);
     socket.resume();
+  }
+
+  private hand(worker: StickyTarget, socket: net.Socket, head: Buffer): void {
+    this.watch(worker);
+    const id = ++this.sequence;
+    const timer = setTimeout(() => this.drop(id), this.options.adoptTimeoutMs ?? 5000);
+    this.handed.set(id, { socket, worker, timer });
+    const message: PrimaryMessage = { type: CONNECTION, id, head: head.toString('base64') };
+    // keepOpen: the primary's copy is closed on ADOPTED (or when the worker is gone), not on
+    // node's own acknowledgement, which never comes from a worker that dies first.
+    worker.send(message, socket, { keepOpen: true }, (error) => {
+      if (error) this.drop(id);
+    });
+  }
+
+  /** Closes the primary's copy of a handed socket: the connection ends unless a worker holds it. */
+  private drop(id: number): void {
+    const entry = this.handed.get(id);
+    if (!entry) return;
+    this.handed.delete(id);
+    clearTimeout(entry.timer);
+    entry.socket.destroy();
+  }
+
+  private watch(worker: StickyTarget): void {
+    if (this.watched.has(worker)) return;
+    this.watched.add(worker);
+    const onMessage = (message: unknown) => {
+      if (isMessage<WorkerMessage>(message) && message.type === ADOPTED) this.drop(message.id);
+    };
+    const onGone = () => {
+      worker.off('message', onMessage);
+      for (const [id, entry] of this.handed) if (entry.worker === worker) this.drop(id);
+    };
+    worker.on('message', onMessage);
+    worker.once('exit', onGone);
+    worker.once('disconnect', onGone);
   }
 }
 
@@ -117,4 +187,16 @@ export class StickyBalancer {
  */
 function stopReading(socket: net.Socket): void {
   (socket as unknown as { _handle?: { readStop?(): number } | null })._handle?.readStop?.();
+}
+
+const UNAVAILABLE_BODY = JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'No worker is serving; retry shortly.' } });
+const UNAVAILABLE = [
+  'HTTP/1.1 503 Service Unavailable', 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(UNAVAILABLE_BODY)}`,
+  'Retry-After: 1', 'Connection: close', '', UNAVAILABLE_BODY,
+].join('\r\n');
+
+/** No worker serves (all are starting or draining): a 503 the client can retry, then the socket goes. */
+function unavailable(socket: net.Socket): void {
+  socket.setTimeout(1000, () => socket.destroy());
+  socket.end(UNAVAILABLE, () => socket.destroy());
 }

@@ -11,7 +11,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import type { Exposition } from '../metrics/metrics.js';
-import { HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type RegistryJson, type WorkerMessage } from './messages.js';
+import { DRAINING, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type RegistryJson, type WorkerMessage } from './messages.js';
 
 export interface SupervisorOptions {
   count: number;
@@ -42,6 +42,7 @@ export class WorkerStartError extends Error {
   override name = 'WorkerStartError';
 }
 
+const REPLACE_DRAINING_MS = 100;
 const DEFAULT_BACKOFF = { initialMs: 250, maxMs: 30_000, healthyMs: 10_000 };
 
 export class WorkerSupervisor {
@@ -51,6 +52,8 @@ export class WorkerSupervisor {
   private starting: { resolve(): void; reject(error: Error): void } | null = null;
   private sequence = 0;
   private nextSlot = 0;
+  /** Workers draining on their own (a signal to them alone), out of their slot: replaced already. */
+  private readonly draining = new Set<Worker>();
   private readonly collecting = new Map<string, { resolve(metrics: RegistryJson | null): void }>();
   private readonly listener = (worker: Worker, message: unknown) => this.onMessage(worker, message);
 
@@ -107,8 +110,10 @@ export class WorkerSupervisor {
         else worker.process.kill('SIGTERM');
         return [exited];
       });
+      for (const worker of this.draining) if (!worker.isDead()) running.push(new Promise<void>((resolve) => worker.once('exit', () => resolve())));
       const timer = setTimeout(() => {
         for (const slot of this.slots) if (slot.worker && !slot.worker.isDead()) slot.worker.process.kill('SIGKILL');
+        for (const worker of this.draining) if (!worker.isDead()) worker.process.kill('SIGKILL');
       }, this.options.stopTimeoutMs ?? 30_000);
       await Promise.all(running);
       clearTimeout(timer);
@@ -127,6 +132,10 @@ export class WorkerSupervisor {
   }
 
   private onExit(slot: Slot, worker: Worker, code: number | null, signal: string | null): void {
+    if (this.draining.delete(worker)) {
+      this.options.logger.info({ worker: worker.id, workerPid: worker.process.pid, exitCode: code, signal }, 'worker stopped');
+      return;
+    }
     const wasReady = slot.ready;
     if (slot.worker === worker) {
       slot.worker = null;
@@ -161,6 +170,16 @@ export class WorkerSupervisor {
       slot.ready = true;
       this.options.logger.info({ worker: worker.id, workerPid: worker.process.pid }, 'worker serving');
       if (this.starting && this.slots.every((candidate) => candidate.ready)) this.starting.resolve();
+    } else if (message.type === DRAINING) {
+      slot.ready = false;
+      if (this.stopping || this.starting) return;
+      // It drains on its own: out of its slot (no new connection), and a replacement takes it.
+      // NOTE: after a moment, which a Ctrl-C (the signal reaches the primary too, which then
+      // stops everything) uses to cancel it rather than fork a worker only to stop it.
+      this.draining.add(worker);
+      slot.worker = null;
+      this.options.logger.warn({ worker: worker.id, workerPid: worker.process.pid }, `worker ${worker.id} is draining on its own; replacing it`);
+      slot.restart = setTimeout(() => this.fork(slot), REPLACE_DRAINING_MS);
     } else if (message.type === METRICS_ASK) {
       this.sum().then(
         (exposition) => send(worker, { type: METRICS_SUM, id: message.id, ...exposition }),

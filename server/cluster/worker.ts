@@ -8,7 +8,7 @@ import type { RealtimeChange, RealtimeRelay } from '../http/realtime/hub.js';
 import type { Registry } from 'prom-client';
 import { UnavailableError } from '../domain/errors.js';
 import type { ClusterMetrics, Exposition } from '../metrics/metrics.js';
-import { CONNECTION, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { ADOPTED, CONNECTION, DRAINING, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 export interface WorkerIdentity {
   /** cluster's worker id: 1, 2, ...; a replacement gets the next one. */
@@ -50,6 +50,8 @@ export function reportReady(): void {
  * Resolves when this worker should drain: the primary asks (SHUTDOWN), the primary is gone (the
  * channel closed), or a signal came straight to the worker (Ctrl-C reaches the whole process
  * group). The signal handlers stay installed: a second signal must not kill a draining worker.
+ * The primary is told at once (DRAINING), before the server closes, so it routes no new
+ * connection here.
  */
 export function shutdownRequested(): Promise<string> {
   return new Promise((resolve) => {
@@ -60,6 +62,7 @@ export function shutdownRequested(): Promise<string> {
       process.off('SIGINT', onInt);
       process.on('SIGTERM', ignore);
       process.on('SIGINT', ignore);
+      send({ type: DRAINING });
       resolve(reason);
     };
     const onMessage = (message: unknown) => {
@@ -122,12 +125,13 @@ export class WorkerMetricsLink implements ClusterMetrics {
 
 /**
  * Passes the connections the primary hands over (server/cluster/sticky.ts) to `adopt`, with the
- * bytes the primary read from each first.
+ * bytes the primary read from each first, and tells the primary each is held (it closes its copy).
  */
 export function receiveConnections(adopt: (socket: Socket, head: Buffer) => void): void {
   process.on('message', (message: unknown, handle: unknown) => {
     if (!isMessage<PrimaryMessage>(message) || message.type !== CONNECTION || !handle) return;
     adopt(handle as Socket, Buffer.from(message.head, 'base64'));
+    send({ type: ADOPTED, id: message.id });
   });
 }
 

@@ -4,6 +4,7 @@
  *   die-at-start       exits 1 before saying hello
  *   crash-after-ready  serves, then exits 3 after 100 ms
  *   stubborn           serves, and ignores the request to drain
+ *   slow-drain         serves; drains for 1 s once asked (or signalled), then leaves
  *   relay              serves; publishes a realtime change when the test asks ('test:publish'),
  *                      and reports each change the primary delivers ('test:delivered')
  */
@@ -24,5 +25,6 @@ if (mode === 'crash-after-ready') setTimeout(() => process.exit(3), 100);
 if (mode === 'stubborn') setInterval(() => {}, 1000);
 else {
   await shutdownRequested();
+  if (mode === 'slow-drain') await new Promise((resolve) => setTimeout(resolve, 1000));
   leaveCluster();
 }

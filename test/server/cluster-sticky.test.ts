@@ -69,23 +69,101 @@ t.test('connections are handed to the worker picked, with every byte', async (t)
   })));
   t.same(new Set(plain), new Set(workers.map((w) => w.pid)), 'anything else goes round-robin');
 
-  // A keep-alive connection stays with its worker, whatever its later requests name.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const first = await post(port, [Buffer.from('a')], agent);
-  const second = await post(port, [Buffer.from('b')], agent);
-  t.equal(second.pid, first.pid);
-  agent.destroy();
-  t.equal(picked.length, 11, 'one pick per connection');
-
   // A worker drains its handed connections: `drained` waits for them to close.
-  const open = new http.Agent({ keepAlive: true });
-  await post(port, [Buffer.from('c')], open);
+  const open = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => open.once('connect', resolve));
+  open.write('POST /socket.io/?EIO=4&sid=w0.x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc');
+  await new Promise((resolve) => setTimeout(resolve, 200));
   workers[0]!.send('stop');
   await new Promise((resolve) => setTimeout(resolve, 200));
   t.ok(workers[0]!.connected, 'a worker with an open connection has not drained');
   open.destroy();
   await new Promise((resolve) => workers[0]!.once('disconnect', resolve));
   t.pass('and has once it closed');
+});
+
+t.test('a keep-alive connection is not kept: each request is routed by the primary', async (t) => {
+  const workers = [await startWorker(t), await startWorker(t)];
+  const picked: Array<number | null> = [];
+  // Anything without a session goes to worker 1, so the /healthz below opens its connection there.
+  const balancer = new StickyBalancer({ pick: (slot) => (picked.push(slot), workers[slot ?? 1]!) });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const health = await new Promise<{ pid: number; connection: string | undefined }>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/healthz', agent }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve({ pid: (JSON.parse(body) as { pid: number }).pid, connection: response.headers.connection }));
+    }).on('error', reject);
+  });
+  t.equal(health.pid, workers[1]!.pid);
+  t.equal(health.connection, 'close', 'a worker behind the primary closes each connection after its answer');
+  const poll = await post(port, [Buffer.from('a')], agent);
+  t.equal(poll.pid, workers[0]!.pid, 'the next request of that client, a poll of a session of worker 0, reaches worker 0');
+  t.same(picked, [null, 0], 'one pick per request');
+});
+
+t.test('the sockets a worker has not adopted when it dies are closed', async (t) => {
+  const worker = await startWorker(t);
+  const balancer = new StickyBalancer({ pick: () => worker });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  worker.send('block');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const clients = Array.from({ length: 3 }, () => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.on('error', () => {});
+    return new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  worker.kill('SIGKILL');
+  const killed = Date.now();
+  const timeout = new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 3000));
+  const closed = await Promise.all(clients.map((client) => Promise.race([client, timeout])));
+  t.ok(closed.every((at) => at - killed < 2000), 'every client is closed once its worker is gone: the one in flight and the queued ones');
+});
+
+t.test('a worker that closes its server takes no new connection', async (t) => {
+  const worker = await startWorker(t);
+  const balancer = new StickyBalancer({ pick: () => worker });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  worker.send('close');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('close', resolve));
+  t.equal(answer, '', 'a connection handed while it closes is cut, not served');
+});
+
+t.test('a request line split over several segments is routed by its whole line', async (t) => {
+  const workers = [await startWorker(t), await startWorker(t)];
+  const picked: Array<number | null> = [];
+  const balancer = new StickyBalancer({ pick: (slot) => (picked.push(slot), workers[slot ?? 0]!) });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk));
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.setTimeout(3000, () => socket.destroy());
+  for (const piece of ['GET /socket.io/?EIO=4&transport=polling&sid=w', '1.abc HTTP/1.1\r', '\nHost: x\r\n\r\n']) {
+    socket.write(piece);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  }
+  await closed;
+  t.same(picked, [1], 'routed once the line was whole');
+  t.match(answer, new RegExp(`"pid":${workers[1]!.pid}`), 'to the worker its session names');
 });
 
 t.test('a connection that sends nothing is cut after the timeout; one no worker can take at once', async (t) => {
@@ -102,11 +180,20 @@ t.test('a connection that sends nothing is cut after the timeout; one no worker 
   t.ok(Date.now() - started < 1000, 'cut after the timeout');
   for (let i = 0; i < 40 && balancer.pending > 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
   t.equal(balancer.pending, 0, 'and forgotten');
+  const trickle = net.connect(port, '127.0.0.1', () => trickle.write('GET /'));
+  let trickled = '';
+  trickle.on('data', (chunk) => (trickled += chunk));
+  const trickleStarted = Date.now();
+  await new Promise((resolve) => trickle.once('close', resolve));
+  t.ok(Date.now() - trickleStarted >= 150, 'a connection that has not sent a whole line is waited for until the timeout');
+  t.match(trickled, /^HTTP\/1\.1 503 /, 'then routed with what it sent (here: to no worker)');
   const refused = net.connect(port, '127.0.0.1', () => refused.write('GET / HTTP/1.1\r\n\r\n'));
   let answer = '';
   refused.on('data', (chunk) => (answer += chunk));
   await new Promise((resolve) => refused.once('close', resolve));
-  t.equal(answer, '', 'no worker serves: closed without an answer');
+  t.match(answer, /^HTTP\/1\.1 503 Service Unavailable\r\n/, 'no worker serves: 503');
+  t.match(answer, /\r\nRetry-After: 1\r\n/i);
+  t.match(answer, /\r\nConnection: close\r\n/i);
   balancer.close();
   await t.rejects(new Promise((resolve, reject) => net.connect(port, '127.0.0.1', () => resolve(undefined)).once('error', reject)), 'closed: nothing listens');
 });

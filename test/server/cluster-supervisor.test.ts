@@ -56,6 +56,25 @@ t.test('a worker that does not drain is killed once the stop times out', async (
   t.equal(lines.find((line) => line.msg === 'worker stopped')?.signal, 'SIGKILL', 'then killed it');
 });
 
+t.test('a worker that drains on its own (a signal to it alone) is routed no more, and replaced', async (t) => {
+  cluster.setupPrimary({ exec, args: ['slow-drain'], execArgv: [] });
+  const { logger, lines } = logs();
+  const supervisor = new WorkerSupervisor({ count: 2, port: 0, logger });
+  await supervisor.start();
+  t.teardown(() => supervisor.stop());
+  const draining = supervisor.route(0)!;
+  const exited = new Promise((resolve) => draining.once('exit', resolve));
+  draining.process.kill('SIGTERM');
+  t.ok(await until(() => supervisor.route(0) !== draining, 500), 'the primary stops routing to it at once, while it drains');
+  t.notOk(Array.from({ length: 4 }, () => supervisor.route(null)).includes(draining), 'not even round-robin');
+  t.ok(!draining.isDead(), 'it is still draining');
+  t.ok(await until(() => supervisor.pids().length === 2 && !supervisor.pids().includes(draining.process.pid!) && supervisor.route(0)?.process.pid !== supervisor.route(1)?.process.pid), 'a replacement serves in its slot');
+  await exited;
+  t.notOk(lines.some((line) => typeof line.restartInMs === 'number'), 'its exit is no failure: no second replacement');
+  await supervisor.stop();
+  t.same(supervisor.pids(), []);
+});
+
 t.test('route picks the named slot, else round-robin; realtime changes go to every worker', async (t) => {
   cluster.setupPrimary({ exec, args: ['relay'], execArgv: [] });
   const { logger } = logs();
