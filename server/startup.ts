@@ -42,16 +42,9 @@ export interface Listener {
   drained?(): Promise<void>;
 }
 
-/**
- * A response that always ends its connection (`Connection: close`): the parser's keep-alive
- * verdict, assigned after construction, is ignored.
- */
-class ClosingResponse extends http.ServerResponse {}
-Object.defineProperty(ClosingResponse.prototype, 'shouldKeepAlive', { get: () => false, set: () => {} });
-
-function startingServer(options: http.ServerOptions = {}): { server: http.Server; setHandler(handle: http.RequestListener): void } {
+function startingServer(): { server: http.Server; setHandler(handle: http.RequestListener): void } {
   let handle: http.RequestListener | null = null;
-  const server = http.createServer(options, (req, res) => {
+  const server = http.createServer((req, res) => {
     if (handle) return handle(req, res);
     res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
     res.end(JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'The server is starting.' } }));
@@ -64,11 +57,7 @@ function startingServer(options: http.ServerOptions = {}): { server: http.Server
  * already read from them, by a cluster worker's primary (server/cluster/sticky.ts).
  */
 export function handedListener(): Listener & { adopt(socket: net.Socket, head: Buffer): void } {
-  // NOTE: the primary routes a connection by its first request only, so a worker keeps no
-  // connection alive past a response: a client's next request (a poll of a session of another
-  // worker, after a /healthz) comes on a new connection, which the primary routes by its own
-  // request. The cost: a TCP connect and a hand-over per request.
-  const { server, setHandler } = startingServer({ ServerResponse: ClosingResponse as typeof http.ServerResponse });
+  const { server, setHandler } = startingServer();
   // NOTE: the HTTP server tracks its connections (idle closing, header and request timeouts)
   // from its 'listening' event on; it never listens itself, so it is told once here.
   server.emit('listening');

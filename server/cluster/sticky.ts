@@ -3,8 +3,7 @@
  * first bytes, and hands the socket (with those bytes) to a worker. A request of an engine.io
  * session (socket.io's long-polling, then the upgrade to a websocket) goes to the worker that
  * created the session, which it names in its `sid`; any other connection goes to the next worker
- * round-robin. A worker keeps no connection alive past a response (server/startup.ts
- * handedListener), so every request is routed here by its own request line.
+ * round-robin. A keep-alive connection stays with the worker it was handed to.
  *
  * Session ids carry their worker's slot (`w<slot>.`, set by the worker through engine.io's
  * `generateId`), so the primary keeps no table of sessions, and a replacement worker, which

@@ -9,13 +9,13 @@ const PASSWORD = 'Workers-Realtime-1';
 const E = '/api/v1.0/activity/events';
 
 /** One request on a connection of its own (no keep-alive), so the primary routes each one afresh. */
-function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string; agent?: http.Agent } = {}): Promise<{ status: number; body: string; connection?: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false, timeout: 10_000 }, (response) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent ?? false, timeout: 10_000 }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body, connection: response.headers.connection }));
     });
     req.on('error', reject);
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} in 10 s`)));
@@ -104,6 +104,24 @@ t.test(`serve --workers 2: realtime sessions on every worker (${dialect})`, asyn
     statuses[status] = (statuses[status] ?? 0) + 1;
   }
   t.same(statuses, { 200: 10 }, 'ten requests on ten connections all reach the session\'s worker');
-  const stranger = await request(`${url}/socket.io/?EIO=4&transport=polling&sid=w7.unknown`);
-  t.equal(stranger.status, 400, 'a session id naming no worker: engine.io\'s "Session ID unknown" from any worker');
+  const unknown = await request(`${url}/socket.io/?EIO=4&transport=polling&sid=${encodeURIComponent(sid.slice(0, 3))}unknown`);
+  t.equal(unknown.status, 400, 'an unknown session of the worker named: engine.io\'s "Session ID unknown"');
+
+  // A keep-alive connection (as browsers and proxies keep them) stays with the worker it was
+  // handed to; a poll of another worker's session on it is refused with Connection: close, and
+  // the retry, on a new connection, reaches the session's worker.
+  const sids: Record<string, string> = {};
+  for (let i = 0; i < 20 && Object.keys(sids).length < 2; i++) {
+    const opened = (JSON.parse((await request(`${url}/socket.io/?EIO=4&transport=polling`)).body.slice(1)) as { sid: string }).sid;
+    sids[opened.slice(0, 2)] = opened;
+  }
+  t.same(Object.keys(sids).sort(), ['w0', 'w1'], 'a session on each worker');
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const send = (id: string) => request(`${url}/socket.io/?EIO=4&transport=polling&sid=${encodeURIComponent(id)}`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: '3', agent });
+  t.equal((await send(sids.w0!)).status, 200, "worker 0's session, on a new keep-alive connection");
+  const misrouted = await send(sids.w1!);
+  t.equal(misrouted.status, 503, "worker 1's session on that connection: refused by worker 0 (not engine.io's 400)");
+  t.equal(misrouted.connection, 'close', 'and the connection is closed');
+  t.equal((await send(sids.w1!)).status, 200, "the retry, on a new connection, reaches worker 1's session");
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import { AuthenticationError, NotAllowedError } from '../../domain/errors.js';
@@ -29,7 +29,10 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
   // A cluster worker's session ids name the worker, so that the primary routes each request of
   // a session to the one worker that knows it (server/cluster/sticky.ts reads the prefix).
   const prefix = deps.sessionIdPrefix;
-  if (prefix) io.engine.generateId = () => prefix + randomBytes(15).toString('base64url');
+  if (prefix) {
+    io.engine.generateId = () => prefix + randomBytes(15).toString('base64url');
+    refuseMisrouted(server, prefix);
+  }
   const onConnection = (socket: Socket) => {
     let remove: (() => void) | null = null;
     socket.on('authorization', async (message: unknown) => {
@@ -72,4 +75,34 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
       io.engine.close();
     },
   };
+}
+
+/**
+ * With workers, the primary routes a connection by its first request, and a keep-alive
+ * connection stays with its worker: a browser may later send a poll of a session another worker
+ * holds on it. Such a request is answered 503 with `Connection: close` instead of engine.io's
+ * "Session ID unknown" (400): the client's retry, or its reconnection, comes on a new
+ * connection, which the primary routes by the session id. Clients that upgrade to WebSocket
+ * (the web app does within its first requests) then stay on the right worker.
+ * NOTE: forwarding such a request to its worker would spare the retry; not built.
+ */
+function refuseMisrouted(server: HttpServer, prefix: string): void {
+  const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!isMisrouted(req.url, prefix)) {
+      for (const listener of listeners) listener.call(server, req, res);
+      return;
+    }
+    res.shouldKeepAlive = false;
+    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0', connection: 'close' });
+    res.end(JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'This realtime session is held by another worker: retry on a new connection.' } }));
+  });
+}
+
+/** A realtime request naming a session of another worker (`w<slot>.` ids). */
+export function isMisrouted(url: string | undefined, prefix: string): boolean {
+  if (!url?.startsWith('/socket.io/')) return false;
+  const sid = /[?&]sid=([^&]*)/.exec(url)?.[1];
+  return sid !== undefined && /^w\d+\./.test(sid) && !sid.startsWith(prefix);
 }
