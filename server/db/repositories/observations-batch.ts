@@ -1,12 +1,12 @@
 import type { SubjectStatusUpdate } from '../../domain/ports.js';
 import type { Dialect } from '../knex.js';
+import { type Columns, insertFromJson } from '../json-rows.js';
 import { type Executor, jsonColumn } from '../rows.js';
 
 type Row = Record<string, unknown>;
 
 /** 9 columns a row: 400 rows stay far below SQLite's 32766 bound parameters. */
 const SQLITE_CHUNK = 400;
-type Columns = ReadonlyArray<readonly [name: string, postgresType: string]>;
 
 const OBSERVATION: Columns = [
   ['id', 'uuid'], ['tenant_id', 'uuid'], ['source_id', 'uuid'], ['subject_id', 'uuid'], ['recorded_at', 'bigint'],
@@ -17,16 +17,6 @@ const STATUS: Columns = [
   ['longitude', 'float8'], ['radio_recorded_at', 'bigint'], ['radio_state', 'text'], ['updated_at', 'bigint'],
 ];
 
-/**
- * `INSERT INTO table (columns) SELECT <the rows of one JSON array parameter>`: PostgreSQL's
- * json_to_recordset, SQLite's json_each (its `WHERE true` keeps the upsert clause that follows
- * unambiguous). Values round-trip exactly (doubles as shortest JSON numbers, text as strings).
- */
-function insertFromJson(dialect: Dialect, table: string, columns: Columns): string {
-  const names = columns.map(([name]) => name).join(', ');
-  if (dialect === 'postgres') return `INSERT INTO ${table} (${names}) SELECT * FROM json_to_recordset(?::json) AS r(${columns.map(([name, type]) => `${name} ${type}`).join(', ')})`;
-  return `INSERT INTO ${table} (${names}) SELECT ${columns.map(([name]) => `value ->> '$.${name}'`).join(', ')} FROM json_each(?) WHERE true`;
-}
 
 const newer = 'excluded.recorded_at > subject_status.recorded_at';
 const radioNewer = 'excluded.radio_recorded_at IS NOT NULL AND (subject_status.radio_recorded_at IS NULL OR excluded.radio_recorded_at > subject_status.radio_recorded_at)';

@@ -1,4 +1,5 @@
 import type { NewPatrol } from '../../domain/patrols/ports.js';
+import { type Columns, insertFromJson, recordsetColumns } from '../json-rows.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
 import { noteRow, patrolRow, segmentRow, updateRow } from './patrol-rows.js';
@@ -16,31 +17,72 @@ const bumpCounter = (db: Executor, tenantId: string) =>
     .merge({ last_serial: db.raw('patrol_serials.last_serial + 1') })
     .returning('last_serial');
 
+const PATROL: Columns = [
+  ['id', 'uuid'], ['tenant_id', 'uuid'], ['title', 'text'], ['objective', 'text'], ['priority', 'integer'], ['state', 'text'],
+  ['segment_count', 'integer'], ['window_start', 'bigint'], ['window_end', 'bigint'], ['open_ended', 'boolean'], ['actual_start', 'bigint'],
+  ['scheduled_start', 'bigint'], ['all_ended_at', 'bigint'], ['created_by_user_id', 'uuid'], ['created_at', 'bigint'], ['updated_at', 'bigint'],
+];
+const SEGMENT: Columns = [
+  ['id', 'uuid'], ['tenant_id', 'uuid'], ['patrol_id', 'uuid'], ['patrol_type_id', 'uuid'], ['leader_type', 'text'], ['leader_id', 'uuid'],
+  ['scheduled_start', 'bigint'], ['scheduled_end', 'bigint'], ['start_time', 'bigint'], ['end_time', 'bigint'], ['start_latitude', 'float8'],
+  ['start_longitude', 'float8'], ['end_latitude', 'float8'], ['end_longitude', 'float8'], ['created_at', 'bigint'], ['updated_at', 'bigint'],
+];
+const NOTE: Columns = [
+  ['id', 'uuid'], ['tenant_id', 'uuid'], ['patrol_id', 'uuid'], ['text', 'text'], ['created_by_user_id', 'uuid'],
+  ['created_by_username', 'text'], ['created_at', 'bigint'], ['updated_at', 'bigint'],
+];
+const UPDATE: Columns = [
+  ['id', 'uuid'], ['tenant_id', 'uuid'], ['patrol_id', 'uuid'], ['type', 'text'], ['message', 'text'], ['user_id', 'uuid'], ['username', 'text'], ['time', 'bigint'],
+];
+
 /**
- * Writes a new patrol with its rows, all or nothing, and returns the serial it was given.
- *
- * PostgreSQL: one statement (a data-modifying CTE) in its own implicit transaction: no BEGIN or
- * COMMIT round trips, and the tenant's counter row is locked from inside that statement to its
- * commit and no longer, so serials follow commit order without a lock held across round trips.
- * Child rows meet their foreign keys at the end of the statement, after the patrol row exists.
- * SQLite: one writer at a time, so the counter goes first and the rows follow in one transaction
- * (the caller's, or a transaction of its own).
+ * PostgreSQL: new patrols of one tenant, with all their rows, in one statement of fixed text
+ * (each table's rows as one JSON parameter): bindings `[tenant, k, segments, notes, updates, k,
+ * patrols]`. The counter moves by k once; patrol `ord` (1..k) gets serial `before + ord`.
+ * Child rows meet their foreign keys at the end of the statement, after the patrol rows exist.
  */
-export async function insertNewPatrol(db: Executor, dialect: Dialect, write: NewPatrol): Promise<number> {
+const INSERT_PATROLS_POSTGRES = `WITH serial AS (
+    INSERT INTO patrol_serials (tenant_id, last_serial) VALUES (?::uuid, ?::integer)
+    ON CONFLICT (tenant_id) DO UPDATE SET last_serial = patrol_serials.last_serial + excluded.last_serial RETURNING last_serial
+  ),
+  segments AS (${insertFromJson('postgres', 'patrol_segments', SEGMENT)}),
+  notes AS (${insertFromJson('postgres', 'patrol_notes', NOTE)}),
+  updates AS (${insertFromJson('postgres', 'patrol_updates', UPDATE)})
+  INSERT INTO patrols (${PATROL.map(([name]) => name).join(', ')}, serial_number)
+  SELECT ${PATROL.map(([name]) => `r.${name}`).join(', ')}, (SELECT last_serial FROM serial) - ?::integer + r.ord
+  FROM json_to_recordset(?::json) AS r(ord integer, ${recordsetColumns(PATROL)})
+  RETURNING id, serial_number`;
+
+/**
+ * PostgreSQL: writes new patrols of one tenant with their rows, all or nothing, in one statement
+ * in its own implicit transaction (no BEGIN or COMMIT round trips), and returns their serials in
+ * the order given: consecutive, after every serial committed before. The tenant's counter row
+ * is locked from inside that statement to its commit and no longer, so serials follow commit
+ * order without a lock held across round trips.
+ */
+export async function insertNewPatrolsPostgres(db: Executor, tenantId: string, writes: readonly NewPatrol[]): Promise<number[]> {
+  const patrols = writes.map((write, i) => ({ ...patrolRow(write.patrol), ord: i + 1 }));
+  const all = <T>(pick: (write: NewPatrol) => T[], toRow: (value: T) => Row) => JSON.stringify(writes.flatMap((write) => pick(write).map(toRow)));
+  const result = (await db.raw(INSERT_PATROLS_POSTGRES, [
+    tenantId, writes.length,
+    all((w) => w.segments, segmentRow), all((w) => w.notes, noteRow), all((w) => w.updates, updateRow),
+    writes.length, JSON.stringify(patrols),
+  ])) as { rows: Array<{ id: string; serial_number: unknown }> };
+  const serialOf = new Map(result.rows.map((row) => [row.id, Number(row.serial_number)]));
+  return writes.map((write) => serialOf.get(write.patrol.id)!);
+}
+
+/**
+ * SQLite: one writer at a time, so the counter goes first and the rows follow in one
+ * transaction (the caller's, or a transaction of its own). Returns the serial given.
+ */
+export async function insertNewPatrolSqlite(db: Executor, write: NewPatrol): Promise<number> {
   const { patrol } = write;
   const children: Array<[string, Row[]]> = [
     ['patrol_segments', write.segments.map(segmentRow)],
     ['patrol_notes', write.notes.map(noteRow)],
     ['patrol_updates', write.updates.map(updateRow)],
   ];
-  if (dialect === 'postgres') {
-    const parts = [{ name: 'serial', query: bumpCounter(db, patrol.tenantId).toSQL() }];
-    for (const [table, rows] of children) if (rows.length > 0) parts.push({ name: table, query: db(table).insert(rows).toSQL() });
-    const insert = db('patrols').insert({ ...patrolRow(patrol), serial_number: db.raw('(SELECT last_serial FROM serial)') }).returning('serial_number').toSQL();
-    const sql = `WITH ${parts.map(({ name, query }) => `${name} AS (${query.sql})`).join(', ')} ${insert.sql}`;
-    const result = (await db.raw(sql, [...parts.flatMap(({ query }) => query.bindings), ...insert.bindings])) as { rows: Array<{ serial_number: unknown }> };
-    return Number(result.rows[0]!.serial_number);
-  }
   const run = async (trx: Executor) => {
     const [row] = await bumpCounter(trx, patrol.tenantId);
     const serial = Number((row as { last_serial: unknown }).last_serial);
@@ -49,4 +91,10 @@ export async function insertNewPatrol(db: Executor, dialect: Dialect, write: New
     return serial;
   };
   return db.isTransaction ? run(db) : db.transaction(run);
+}
+
+/** Either dialect, one patrol, unbatched (see KnexPatrolRepository for the batched path). */
+export async function insertNewPatrol(db: Executor, dialect: Dialect, write: NewPatrol): Promise<number> {
+  if (dialect === 'postgres') return (await insertNewPatrolsPostgres(db, write.patrol.tenantId, [write]))[0]!;
+  return insertNewPatrolSqlite(db, write);
 }

@@ -3,18 +3,30 @@ import type { NewPatrol, PatrolRepository, ResolvedPatrolFilter } from '../../do
 import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from '../../domain/patrols/model.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
-import { insertNewPatrol } from './patrol-create.js';
+import { KeyedWriteBatches } from '../write-batches.js';
+import { insertNewPatrol, insertNewPatrolsPostgres } from './patrol-create.js';
 import { fileRow, noteRow, patrolRow, segmentRow, toFile, toNote, toPatrol, toSegment, toUpdate, updateRow } from './patrol-rows.js';
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class KnexPatrolRepository implements PatrolRepository {
+  /**
+   * PostgreSQL, outside a transaction: concurrent creates of one tenant go together, one
+   * statement a batch, so the tenant's counter row is locked once per batch, not once per create.
+   */
+  private readonly createBatches: KeyedWriteBatches<NewPatrol, number> | null;
+
   constructor(
     private readonly db: Executor,
     private readonly dialect: Dialect,
-  ) {}
+  ) {
+    this.createBatches = dialect === 'postgres' && !db.isTransaction
+      ? new KeyedWriteBatches((tenantId, writes) => insertNewPatrolsPostgres(db, tenantId, writes))
+      : null;
+  }
 
   async createPatrol(write: NewPatrol): Promise<number> {
+    if (this.createBatches) return this.createBatches.submit(write.patrol.tenantId, write);
     return insertNewPatrol(this.db, this.dialect, write);
   }
 
