@@ -2,8 +2,10 @@
  * Sensor intake benchmark (issue 6): sustained observations per second through
  * `POST /sensors/gps-radio/<key>/status` (batches of 100, 4 concurrent senders, fixed duration),
  * against the bare database insert rate measured in the same run (the same batches inserted
- * with the server's own statement, INSERT ... ON CONFLICT DO NOTHING, by 4 concurrent writers on
- * a database opened exactly as the server opens it). Every 10th request of a sender repeats its
+ * with INSERT ... ON CONFLICT DO NOTHING in a transaction, by 4 concurrent writers on a database
+ * opened exactly as the server opens it). Two bare rates: as issue 6 measured it (random ids, no
+ * subjects: the yardstick of issue 17's target of 75%), and the rows exactly as the server
+ * stores them (its time-ordered ids, each row's subject: the stricter comparison, printed too). Every 10th request of a sender repeats its
  * previous batch (a client retry), which must store nothing. At the end the database is
  * counted: every acknowledged observation must be there once, and nothing else.
  *
@@ -22,6 +24,7 @@ import { Pool } from 'undici';
 import { parseDatabase } from '../server/config.js';
 import { openDatabase } from '../server/db/knex.js';
 import { migrateToLatest } from '../server/db/migrate.js';
+import { timeOrderedUuid } from '../server/domain/ids.js';
 import { repoRoot, startChild } from './lib/processes.js';
 import { freshDatabase, parseArgs } from './lib/database.js';
 import { DEFAULT_BEFORE, buildBaseline } from './lib/baseline.js';
@@ -67,8 +70,15 @@ function summarise(observations: number, requests: number, started: bigint, late
   return { observations, requests, seconds: elapsed, perSecond: observations / elapsed, latencyMs: { p50: at(0.5), p99: at(0.99) } };
 }
 
-/** The baseline: the same rows, the same statement, straight into the database. */
-async function bareInserts(): Promise<Run & { stored: number }> {
+/**
+ * The baseline: the batches' rows, INSERT ... ON CONFLICT DO NOTHING in a transaction, straight
+ * into the database. `asStored`: the rows exactly as the server stores them (each carries its
+ * source's subject, and the server's time-ordered id); otherwise as issue 6 first measured it
+ * (random ids, no subjects): the yardstick of issue 17's target.
+ */
+async function bareInserts(asStored: boolean): Promise<Run & { stored: number }> {
+  const subjects = asStored;
+  const newId = asStored ? () => timeOrderedUuid() : randomUUID;
   const db = await freshDatabase(dialect);
   const database = openDatabase(parseDatabase(db.location, path.dirname(db.location)));
   try {
@@ -79,12 +89,14 @@ async function bareInserts(): Promise<Run & { stored: number }> {
     const now = Date.now();
     await knex('tenants').insert({ id: tenantId, name: 'bench', created_at: now });
     await knex('sensor_providers').insert({ id: providerId, tenant_id: tenantId, provider_key: 'bench', provider_type: 'gps-radio', created_at: now, updated_at: now });
-    const sources = new Map<string, string>();
+    const sources = new Map<string, { id: string; subjectId: string | null }>();
     for (let sender = 0; sender < senders; sender++) {
       for (let i = 0; i < SOURCES_PER_SENDER; i++) {
         const id = randomUUID();
-        sources.set(`s${sender}-collar-${i}`, id);
-        await knex('sensor_sources').insert({ id, tenant_id: tenantId, provider_id: providerId, manufacturer_id: `s${sender}-collar-${i}`, source_type: 'tracking-device', created_at: now, updated_at: now });
+        const subjectId = subjects ? randomUUID() : null;
+        if (subjectId) await knex('subjects').insert({ id: subjectId, tenant_id: tenantId, name: `S${sender} animal ${i}`, subject_type: 'wildlife', subject_subtype: 'unassigned', is_active: true, additional: '{}', created_at: now, updated_at: now });
+        sources.set(`s${sender}-collar-${i}`, { id, subjectId });
+        await knex('sensor_sources').insert({ id, tenant_id: tenantId, provider_id: providerId, manufacturer_id: `s${sender}-collar-${i}`, source_type: 'tracking-device', subject_id: subjectId, created_at: now, updated_at: now });
       }
     }
     let observations = 0;
@@ -96,7 +108,7 @@ async function bareInserts(): Promise<Run & { stored: number }> {
       for (let n = 0; Date.now() < deadline; n++) {
         const t0 = process.hrtime.bigint();
         const rows = batchOf(sender, n).map((o) => ({
-          id: randomUUID(), tenant_id: tenantId, source_id: sources.get(o.manufacturerId)!, subject_id: null, recorded_at: o.recordedAt,
+          id: newId(), tenant_id: tenantId, source_id: sources.get(o.manufacturerId)!.id, subject_id: sources.get(o.manufacturerId)!.subjectId, recorded_at: o.recordedAt,
           latitude: o.lat, longitude: o.lon, additional: '{}', created_at: Date.now(),
         }));
         const created = await knex.transaction((trx) => trx('observations').insert(rows).onConflict(['source_id', 'recorded_at']).ignore().returning('id'));
@@ -175,12 +187,21 @@ async function intake(bin: string) {
 }
 
 type Served = Awaited<ReturnType<typeof intake>>;
+type Bare = Awaited<ReturnType<typeof bareInserts>>;
 const baseline = beforeRef === 'none' ? null : buildBaseline(beforeRef);
 const builds = [...(baseline ? [{ name: `before (${baseline.commit.slice(0, 9)})`, bin: baseline.bin }] : []), { name: 'after (this tree)', bin: path.join(repoRoot, 'bin/fieldops.js') }];
-const results: Array<{ round: number; bare: Awaited<ReturnType<typeof bareInserts>>; served: Array<{ name: string; run: Served }> }> = [];
+/** The two baselines: as issue 6 measured it (the target's yardstick), and the rows exactly as the server stores them. */
+const BARES = [
+  { key: 'as issued', label: 'bare insert as issue 6 measured it (random ids, no subjects)', asStored: false },
+  { key: 'as stored', label: 'bare insert of the rows as the server stores them (its ids, subjects)', asStored: true },
+] as const;
+const results: Array<{ round: number; bare: Record<string, Bare>; served: Array<{ name: string; run: Served }> }> = [];
 for (let round = 1; round <= rounds; round++) {
-  process.stderr.write(`round ${round}: bare inserts on ${dialect} (${senders} writers, batches of ${batchSize}, ${seconds}s)...\n`);
-  const bare = await bareInserts();
+  const bare: Record<string, Bare> = {};
+  for (const { key, asStored } of BARES) {
+    process.stderr.write(`round ${round}: bare inserts (${key}) on ${dialect} (${senders} writers, batches of ${batchSize}, ${seconds}s)...\n`);
+    bare[key] = await bareInserts(asStored);
+  }
   const served: Array<{ name: string; run: Served }> = [];
   // Alternate the order between rounds so neither build always runs on a warmer machine.
   for (const build of round % 2 === 1 ? builds : [...builds].reverse()) {
@@ -191,22 +212,24 @@ for (let round = 1; round <= rounds; round++) {
 }
 
 console.log(`\nSensor intake on ${dialect}: ${senders} concurrent senders, batches of ${batchSize}, ${seconds}s each, ${rounds} round(s) (${os.cpus().length} cores)\n`);
-console.log('| round | measurement | observations/s | batches/s | p50 ms | p99 ms | observations | stored | lost | duplicated | ratio to bare |');
+console.log(`| round | measurement | observations/s | batches/s | p50 ms | p99 ms | observations | stored | lost | duplicated | ratio to bare (${BARES.map((b) => b.key).join(' / ')}) |`);
 console.log('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 let ok = true;
 const ratios = new Map<string, number[]>();
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 for (const { round, bare, served } of results) {
   const line = (name: string, run: Run, stored: number, lost: number | string, duplicated: number | string, ratio: string) =>
     console.log(`| ${round} | ${name} | ${Math.round(run.perSecond)} | ${(run.requests / run.seconds).toFixed(1)} | ${run.latencyMs.p50} | ${run.latencyMs.p99} | ${run.observations} | ${stored} | ${lost} | ${duplicated} | ${ratio} |`);
-  line('bare database insert', bare, bare.stored, bare.observations - bare.stored, '', '100%');
-  if (bare.stored !== bare.observations) ok = false;
+  for (const { key, label } of BARES) {
+    line(label, bare[key]!, bare[key]!.stored, bare[key]!.observations - bare[key]!.stored, '', BARES.map((b) => percent(bare[key]!.perSecond / bare[b.key]!.perSecond)).join(' / '));
+    if (bare[key]!.stored !== bare[key]!.observations) ok = false;
+  }
   for (const { name, run } of served) {
     const lost = run.observations - run.stored;
     const duplicated = run.stored - run.distinct;
     if (lost !== 0 || duplicated !== 0 || run.problems.length > 0) ok = false;
-    const ratio = run.perSecond / bare.perSecond;
-    ratios.set(name, [...(ratios.get(name) ?? []), ratio]);
-    line(`fieldops intake ${name}`, run, run.stored, lost, duplicated, `${(ratio * 100).toFixed(1)}%`);
+    for (const { key } of BARES) ratios.set(`${name}, over the bare insert (${key})`, [...(ratios.get(`${name}, over the bare insert (${key})`) ?? []), run.perSecond / bare[key]!.perSecond]);
+    line(`fieldops intake ${name}`, run, run.stored, lost, duplicated, BARES.map((b) => percent(run.perSecond / bare[b.key]!.perSecond)).join(' / '));
     for (const problem of run.problems.slice(0, 5)) console.log(`problem: ${problem}`);
   }
 }
@@ -216,7 +239,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 console.log('');
-for (const [name, values] of ratios) console.log(`ratio fieldops / bare, ${name}: ${(median(values) * 100).toFixed(1)}% (median of ${values.length})`);
+for (const [name, values] of ratios) console.log(`ratio fieldops / bare, ${name}: ${percent(median(values))} (median of ${values.length})`);
 console.log(`retried batches answered 200 with nothing stored; lost and duplicated counted after each run: ${ok ? 'OK' : 'FAILED'}`);
 
 const outDir = path.join(repoRoot, 'bench/results');

@@ -1,17 +1,12 @@
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { CoalescedReads } from './coalesced-reads.js';
+import { numbered } from './direct.js';
 import type { HotReadOptions, HotReads, Row } from './hot-reads.js';
 import { HOT_SQL } from './hot-sql.js';
 
 /** Connections of the hot-read pool, on top of the main pool's `FIELDOPS_PG_POOL_MAX`. */
 export const HOT_POOL_MAX = 4;
-
-/** `?` placeholders (as the shared SQL is written) to PostgreSQL's `$1, $2, ...`. */
-const numbered = (sql: string) => {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-};
 
 const STATEMENTS = {
   token: { name: 'fieldops_hot_token', text: numbered(HOT_SQL.token) },

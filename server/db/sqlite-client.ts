@@ -46,8 +46,42 @@ class ImmediateTransaction extends TransactionSqlite {
   }
 }
 
+/** Prepared statements kept per connection, by SQL text (least recently used dropped first). */
+export const STATEMENT_CACHE_SIZE = 256;
+
+interface PreparingConnection {
+  prepare(source: string): unknown;
+}
+
+/**
+ * Makes `connection.prepare(sql)` reuse the statement prepared for the same text: knex prepares
+ * every query anew, and preparing costs as much as running a short query (a 100-row insert's
+ * text is parsed again on every batch). Statements are reusable once run (`all`/`run` finish
+ * synchronously) and SQLite re-prepares them itself after a schema change.
+ */
+export function cacheStatements<C extends PreparingConnection>(connection: C, size = STATEMENT_CACHE_SIZE): C {
+  const prepare = connection.prepare.bind(connection);
+  const statements = new Map<string, unknown>();
+  connection.prepare = (source: string) => {
+    let statement = statements.get(source);
+    if (statement) {
+      statements.delete(source);
+    } else {
+      statement = prepare(source);
+      if (statements.size >= size) statements.delete(statements.keys().next().value!);
+    }
+    statements.set(source, statement);
+    return statement;
+  };
+  return connection;
+}
+
 export class ImmediateSqliteClient extends ClientBetterSqlite3 {
   transaction(...args: unknown[]): unknown {
     return new ImmediateTransaction(this, ...args);
+  }
+
+  async acquireRawConnection(): Promise<unknown> {
+    return cacheStatements((await super.acquireRawConnection()) as PreparingConnection);
   }
 }

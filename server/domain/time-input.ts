@@ -1,23 +1,31 @@
 import { FieldIssue, InputError } from './errors.js';
 
-const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+-])(\d{2}):?(\d{2}))$/i;
 
 /**
  * Parses an ISO 8601 date-time that carries an offset (CONTRACT §1: none is 400). Returns epoch
  * ms, or null when the text is not such a date-time. A `+` that a query string decoded to a
- * space is put back (clients often send `...T10:00:00+00:00` unencoded).
+ * space is put back (clients often send `...T10:00:00+00:00` unencoded). Fractions beyond
+ * milliseconds are truncated; dates that do not exist (2026-02-31) and offsets beyond ±23:59
+ * are refused (as Date.parse would). Computed from the fields, not by Date.parse: a sensor
+ * batch parses thousands of these.
  */
 export function parseIsoWithOffset(raw: string): number | null {
   const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
   const match = ISO_WITH_OFFSET.exec(text);
   if (!match) return null;
-  const [, year, month, day, hour, minute] = match.map(Number) as number[];
-  if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 23 || minute! > 59 || Number(match[6] ?? 0) > 59) return null;
-  const millis = Date.parse(text.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
-  if (Number.isNaN(millis)) return null;
-  // Date.parse rolls 2026-02-31 over to March: reject dates that do not exist.
-  const check = new Date(Date.UTC(year!, month! - 1, day!));
-  return check.getUTCDate() === day ? millis : null;
+  const year = Number(match[1]), month = Number(match[2]), day = Number(match[3]), hour = Number(match[4]), minute = Number(match[5]);
+  const second = Number(match[6] ?? 0);
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+  const offsetHours = match[8] ? 0 : Number(match[10]), offsetMinutes = match[8] ? 0 : Number(match[11]);
+  if (offsetHours > 23 || offsetMinutes > 59) return null;
+  const millis = match[7] ? Number(match[7].slice(0, 3).padEnd(3, '0')) : 0;
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
+  date.setUTCFullYear(year); // Date.UTC reads years 0-99 as 1900-1999
+  // A day past the month's end rolls over into the next month: such a date does not exist.
+  if (date.getUTCDate() !== day) return null;
+  const sign = match[9] === '-' ? -1 : 1;
+  return date.getTime() - sign * (offsetHours * 60 + offsetMinutes) * 60_000;
 }
 
 export function requireIsoWithOffset(raw: unknown, field: string): number {

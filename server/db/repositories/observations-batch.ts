@@ -1,5 +1,6 @@
 import type { SubjectStatusUpdate } from '../../domain/ports.js';
 import type { Dialect } from '../knex.js';
+import { type NamedStatement, numbered, queryNamed, querySqlite } from '../direct.js';
 import { type Columns, insertFromJson } from '../json-rows.js';
 import { type Executor, jsonColumn } from '../rows.js';
 
@@ -34,21 +35,36 @@ const statusUpsert = (dialect: Dialect) => `${insertFromJson(dialect, 'subject_s
 const observationInsert = (dialect: Dialect) => `${insertFromJson(dialect, 'observations', OBSERVATION)}
   ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id`;
 
-const SQL = {
-  postgres: { status: statusUpsert('postgres'), observations: observationInsert('postgres') },
-  sqlite: { status: statusUpsert('sqlite') },
+const POSTGRES = {
+  observations: { name: 'fieldops_observations', text: numbered(observationInsert('postgres')) },
+  withStatus: { name: 'fieldops_observations_status', text: numbered(`WITH status AS (${statusUpsert('postgres')}) ${observationInsert('postgres')}`) },
+} satisfies Record<string, NamedStatement>;
+
+const SQLITE_STATUS = statusUpsert('sqlite');
+const SQLITE_NAMES = OBSERVATION.map(([name]) => name);
+const SQLITE_ROW = `(${SQLITE_NAMES.map(() => '?').join(', ')})`;
+/** The observation insert for n rows, as plain bound parameters (see below), built once per n. */
+const sqliteInserts = new Map<number, string>();
+const sqliteInsert = (rows: number) => {
+  let sql = sqliteInserts.get(rows);
+  if (!sql) {
+    sql = `INSERT INTO observations (${SQLITE_NAMES.join(', ')}) VALUES ${Array(rows).fill(SQLITE_ROW).join(', ')} ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id`;
+    if (sqliteInserts.size < 64) sqliteInserts.set(rows, sql);
+  }
+  return sql;
 };
 
 /**
  * A batch of observation rows (sorted by the caller) and its subject status updates, all or
  * nothing, whatever its size; returns how many observations were new. Status rows go in subject
- * order: concurrent writers lock in one order.
- * PostgreSQL: one statement, each table's rows as one JSON parameter rather than nine bound
- * parameters a row (a fixed statement text: nothing to build per row for knex, nothing to parse
- * and plan per row for the server, no parameter limit), the status upsert as a data-modifying
- * CTE. NOTE: PostgreSQL does not promise in which order a statement's data-modifying parts run,
- * so two batches may still deadlock on rows both touch; PostgreSQL then aborts one, which is a
- * 503 (db/errors.ts) that the sender retries, with nothing of that batch stored.
+ * order: concurrent writers lock in one order. Both dialects run fixed statement texts on the
+ * driver's connection (direct.ts): nothing built by knex per row.
+ * PostgreSQL: one named statement, each table's rows as one JSON parameter rather than nine
+ * bound parameters a row (nothing to parse and plan per batch, no parameter limit), the status
+ * upsert as a data-modifying CTE. NOTE: PostgreSQL does not promise in which order a
+ * statement's data-modifying parts run, so two batches may still deadlock on rows both touch;
+ * PostgreSQL then aborts one, which is a 503 (db/errors.ts) that the sender retries, with
+ * nothing of that batch stored.
  * SQLite: the observation insert, then the status upsert, in the caller's transaction or one of
  * its own.
  */
@@ -60,21 +76,24 @@ export async function insertObservationBatch(db: Executor, dialect: Dialect, row
       radio_recorded_at: u.radioRecordedAt, radio_state: u.radioState === null ? null : jsonColumn(u.radioState), updated_at: u.at,
     }));
   if (dialect === 'postgres') {
-    const sql = SQL.postgres;
-    const result = statusRows.length > 0
-      ? await db.raw(`WITH status AS (${sql.status}) ${sql.observations}`, [JSON.stringify(statusRows), JSON.stringify(rows)])
-      : await db.raw(sql.observations, [JSON.stringify(rows)]);
-    return (result as { rows: unknown[] }).rows.length;
+    const created = statusRows.length > 0
+      ? await queryNamed(db, POSTGRES.withStatus, [JSON.stringify(statusRows), JSON.stringify(rows)])
+      : await queryNamed(db, POSTGRES.observations, [JSON.stringify(rows)]);
+    return created.length;
   }
   // NOTE: SQLite binds plain parameters faster than it reads json_each (measured), so its
   // observation rows go as VALUES, in chunks below its bound-parameter limit.
-  const chunks: Row[][] = [];
-  for (let i = 0; i < rows.length; i += SQLITE_CHUNK) chunks.push(rows.slice(i, i + SQLITE_CHUNK));
   const run = async (trx: Executor) => {
     let created = 0;
-    for (const chunk of chunks) created += (await trx('observations').insert(chunk).onConflict(['source_id', 'recorded_at']).ignore().returning('id')).length;
-    if (statusRows.length > 0) await trx.raw(SQL.sqlite.status, [JSON.stringify(statusRows)]);
+    for (let i = 0; i < rows.length; i += SQLITE_CHUNK) {
+      const chunk = rows.slice(i, i + SQLITE_CHUNK);
+      const bindings: unknown[] = [];
+      for (const row of chunk) for (const name of SQLITE_NAMES) bindings.push(row[name] ?? null);
+      created += (await querySqlite(trx, sqliteInsert(chunk.length), bindings)).length;
+    }
+    if (statusRows.length > 0) await querySqlite(trx, SQLITE_STATUS, [JSON.stringify(statusRows)]);
     return created;
   };
-  return db.isTransaction || chunks.length + (statusRows.length > 0 ? 1 : 0) <= 1 ? run(db) : db.transaction(run);
+  const statements = Math.ceil(rows.length / SQLITE_CHUNK) + (statusRows.length > 0 ? 1 : 0);
+  return db.isTransaction || statements <= 1 ? run(db) : db.transaction(run);
 }

@@ -1,4 +1,5 @@
 import type { NewPatrol } from '../../domain/patrols/ports.js';
+import { type NamedStatement, numbered, queryNamed } from '../direct.js';
 import { type Columns, insertFromJson, recordsetColumns } from '../json-rows.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
@@ -36,12 +37,12 @@ const UPDATE: Columns = [
 ];
 
 /**
- * PostgreSQL: new patrols of one tenant, with all their rows, in one statement of fixed text
- * (each table's rows as one JSON parameter): bindings `[tenant, k, segments, notes, updates, k,
+ * PostgreSQL: new patrols of one tenant, with all their rows, in one named statement of fixed
+ * text (each table's rows as one JSON parameter): bindings `[tenant, k, segments, notes, updates, k,
  * patrols]`. The counter moves by k once; patrol `ord` (1..k) gets serial `before + ord`.
  * Child rows meet their foreign keys at the end of the statement, after the patrol rows exist.
  */
-const INSERT_PATROLS_POSTGRES = `WITH serial AS (
+const INSERT_PATROLS_POSTGRES: NamedStatement = { name: 'fieldops_patrol_create', text: numbered(`WITH serial AS (
     INSERT INTO patrol_serials (tenant_id, last_serial) VALUES (?::uuid, ?::integer)
     ON CONFLICT (tenant_id) DO UPDATE SET last_serial = patrol_serials.last_serial + excluded.last_serial RETURNING last_serial
   ),
@@ -51,7 +52,7 @@ const INSERT_PATROLS_POSTGRES = `WITH serial AS (
   INSERT INTO patrols (${PATROL.map(([name]) => name).join(', ')}, serial_number)
   SELECT ${PATROL.map(([name]) => `r.${name}`).join(', ')}, (SELECT last_serial FROM serial) - ?::integer + r.ord
   FROM json_to_recordset(?::json) AS r(ord integer, ${recordsetColumns(PATROL)})
-  RETURNING id, serial_number`;
+  RETURNING id, serial_number`) };
 
 /**
  * PostgreSQL: writes new patrols of one tenant with their rows, all or nothing, in one statement
@@ -63,12 +64,12 @@ const INSERT_PATROLS_POSTGRES = `WITH serial AS (
 export async function insertNewPatrolsPostgres(db: Executor, tenantId: string, writes: readonly NewPatrol[]): Promise<number[]> {
   const patrols = writes.map((write, i) => ({ ...patrolRow(write.patrol), ord: i + 1 }));
   const all = <T>(pick: (write: NewPatrol) => T[], toRow: (value: T) => Row) => JSON.stringify(writes.flatMap((write) => pick(write).map(toRow)));
-  const result = (await db.raw(INSERT_PATROLS_POSTGRES, [
+  const rows = await queryNamed(db, INSERT_PATROLS_POSTGRES, [
     tenantId, writes.length,
     all((w) => w.segments, segmentRow), all((w) => w.notes, noteRow), all((w) => w.updates, updateRow),
     writes.length, JSON.stringify(patrols),
-  ])) as { rows: Array<{ id: string; serial_number: unknown }> };
-  const serialOf = new Map(result.rows.map((row) => [row.id, Number(row.serial_number)]));
+  ]);
+  const serialOf = new Map(rows.map((row) => [row.id as string, Number(row.serial_number)]));
   return writes.map((write) => serialOf.get(write.patrol.id)!);
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SensorProvider, SensorSource, Subject } from '../../domain/model.js';
+import { type NamedStatement, queryNamed } from '../direct.js';
 import type { Dialect } from '../knex.js';
 import { toSubject } from './subjects.js';
 import type { NewSourceSpec, SensorRepository } from '../../domain/ports.js';
@@ -41,6 +42,15 @@ export const toSource = (row: Row): SensorSource => ({
  * INSERT ... ON CONFLICT DO NOTHING followed by a read, so concurrent first sights of the same
  * key never fail: on PostgreSQL the second insert waits for the first to commit, then skips.
  */
+/** The steady-intake read on PostgreSQL: provider, the batch's sources, and its subjects by name. */
+const STEADY_INTAKE_POSTGRES: NamedStatement = {
+  name: 'fieldops_steady_intake',
+  text: `SELECT 'p' AS kind, row_to_json(p) AS r FROM sensor_providers p WHERE p.tenant_id = $1 AND p.provider_key = $2
+    UNION ALL SELECT 's', row_to_json(s) FROM sensor_sources s JOIN sensor_providers p ON s.provider_id = p.id
+      WHERE p.tenant_id = $1 AND p.provider_key = $2 AND s.manufacturer_id = ANY($3::text[])
+    UNION ALL SELECT 'n', row_to_json(x) FROM subjects x WHERE x.tenant_id = $1 AND x.name = ANY($4::text[])`,
+};
+
 export class KnexSensorRepository implements SensorRepository {
   constructor(
     private readonly db: Executor,
@@ -88,14 +98,7 @@ export class KnexSensorRepository implements SensorRepository {
       const named = subjectNames.length > 0 ? (await this.db('subjects').where({ tenant_id: tenantId }).whereIn('name', [...subjectNames])).map(toSubject) : [];
       return { ...found, named: named.sort(byAge) };
     }
-    const list = (values: readonly string[]) => values.map(() => '?').join(', ');
-    const named = subjectNames.length > 0 ? `UNION ALL SELECT 'n', row_to_json(x) FROM subjects x WHERE x.tenant_id = ? AND x.name IN (${list(subjectNames)})` : '';
-    const { rows } = (await this.db.raw(
-      `SELECT 'p' AS kind, row_to_json(p) AS r FROM sensor_providers p WHERE p.tenant_id = ? AND p.provider_key = ?
-       UNION ALL SELECT 's', row_to_json(s) FROM sensor_sources s JOIN sensor_providers p ON s.provider_id = p.id
-         WHERE p.tenant_id = ? AND p.provider_key = ? AND s.manufacturer_id IN (${list(manufacturerIds)}) ${named}`,
-      [tenantId, key, tenantId, key, ...manufacturerIds, ...(named ? [tenantId, ...subjectNames] : [])],
-    )) as { rows: Array<{ kind: 'p' | 's' | 'n'; r: Row }> };
+    const rows = (await queryNamed(this.db, STEADY_INTAKE_POSTGRES, [tenantId, key, [...manufacturerIds], [...subjectNames]])) as Array<{ kind: 'p' | 's' | 'n'; r: Row }>;
     const providerRow = rows.find((row) => row.kind === 'p');
     if (!providerRow) return null;
     const sources = new Map(rows.filter((row) => row.kind === 's').map((row) => [row.r.manufacturer_id as string, toSource(row.r)]));

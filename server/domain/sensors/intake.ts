@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from '../ids.js';
 import type { Observation, SensorProvider, SensorSource } from '../model.js';
 import type { NewSourceSpec, Repositories, SubjectStatusUpdate } from '../ports.js';
 import type { ObservationInput } from './observation-input.js';
@@ -97,7 +97,7 @@ export async function storeSteadyBatch(
 function observationsOf(target: IntakeTarget, items: readonly ObservationInput[], subjectOf: ReadonlyMap<number, string>, now: number) {
   const { provider, sources } = target;
   const observations: Observation[] = items.map((item) => ({
-    id: randomUUID(),
+    id: timeOrderedUuid(now),
     tenantId: provider.tenantId,
     sourceId: sources.get(item.manufacturerId)!.id,
     subjectId: subjectOf.get(item.index) ?? null,
