@@ -11,7 +11,8 @@ const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\
  * batch parses thousands of these.
  */
 export function parseIsoWithOffset(raw: string): number | null {
-  const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1');
+  // The common case (no surrounding space, no decoded `+`) allocates nothing before the match.
+  const text = raw.includes(' ') || /^\s|\s$/.test(raw) ? raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1') : raw;
   const match = ISO_WITH_OFFSET.exec(text);
   if (!match) return null;
   const year = Number(match[1]), month = Number(match[2]), day = Number(match[3]), hour = Number(match[4]), minute = Number(match[5]);

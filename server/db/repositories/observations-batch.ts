@@ -35,9 +35,13 @@ const statusUpsert = (dialect: Dialect) => `${insertFromJson(dialect, 'subject_s
 const observationInsert = (dialect: Dialect) => `${insertFromJson(dialect, 'observations', OBSERVATION)}
   ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id`;
 
+/** PostgreSQL answers with the count of new rows: one row back, not one a row. */
 const POSTGRES = {
-  observations: { name: 'fieldops_observations', text: numbered(observationInsert('postgres')) },
-  withStatus: { name: 'fieldops_observations_status', text: numbered(`WITH status AS (${statusUpsert('postgres')}) ${observationInsert('postgres')}`) },
+  observations: { name: 'fieldops_observations', text: numbered(`WITH created AS (${observationInsert('postgres')}) SELECT count(*)::integer AS created FROM created`) },
+  withStatus: {
+    name: 'fieldops_observations_status',
+    text: numbered(`WITH status AS (${statusUpsert('postgres')}), created AS (${observationInsert('postgres')}) SELECT count(*)::integer AS created FROM created`),
+  },
 } satisfies Record<string, NamedStatement>;
 
 const SQLITE_STATUS = statusUpsert('sqlite');
@@ -76,10 +80,10 @@ export async function insertObservationBatch(db: Executor, dialect: Dialect, row
       radio_recorded_at: u.radioRecordedAt, radio_state: u.radioState === null ? null : jsonColumn(u.radioState), updated_at: u.at,
     }));
   if (dialect === 'postgres') {
-    const created = statusRows.length > 0
+    const [result] = statusRows.length > 0
       ? await queryNamed(db, POSTGRES.withStatus, [JSON.stringify(statusRows), JSON.stringify(rows)])
       : await queryNamed(db, POSTGRES.observations, [JSON.stringify(rows)]);
-    return created.length;
+    return result!.created as number;
   }
   // NOTE: SQLite binds plain parameters faster than it reads json_each (measured), so its
   // observation rows go as VALUES, in chunks below its bound-parameter limit.
