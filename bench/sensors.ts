@@ -77,7 +77,6 @@ function summarise(observations: number, requests: number, started: bigint, late
  * (random ids, no subjects): the yardstick of issue 17's target.
  */
 async function bareInserts(asStored: boolean): Promise<Run & { stored: number }> {
-  const subjects = asStored;
   const newId = asStored ? () => timeOrderedUuid() : randomUUID;
   const db = await freshDatabase(dialect);
   const database = openDatabase(parseDatabase(db.location, path.dirname(db.location)));
@@ -93,7 +92,7 @@ async function bareInserts(asStored: boolean): Promise<Run & { stored: number }>
     for (let sender = 0; sender < senders; sender++) {
       for (let i = 0; i < SOURCES_PER_SENDER; i++) {
         const id = randomUUID();
-        const subjectId = subjects ? randomUUID() : null;
+        const subjectId = asStored ? randomUUID() : null;
         if (subjectId) await knex('subjects').insert({ id: subjectId, tenant_id: tenantId, name: `S${sender} animal ${i}`, subject_type: 'wildlife', subject_subtype: 'unassigned', is_active: true, additional: '{}', created_at: now, updated_at: now });
         sources.set(`s${sender}-collar-${i}`, { id, subjectId });
         await knex('sensor_sources').insert({ id, tenant_id: tenantId, provider_id: providerId, manufacturer_id: `s${sender}-collar-${i}`, source_type: 'tracking-device', subject_id: subjectId, created_at: now, updated_at: now });

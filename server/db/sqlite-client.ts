@@ -47,7 +47,7 @@ class ImmediateTransaction extends TransactionSqlite {
 }
 
 /** Prepared statements kept per connection, by SQL text (least recently used dropped first). */
-export const STATEMENT_CACHE_SIZE = 256;
+const STATEMENT_CACHE_SIZE = 256;
 
 interface PreparingConnection {
   prepare(source: string): unknown;

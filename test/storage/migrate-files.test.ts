@@ -6,11 +6,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t, { type Test } from 'tap';
-import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+import { dialect } from '../helpers/database.js';
 import { runCli } from '../helpers/cli.js';
 import { spawnCli } from '../helpers/cli-process.js';
 import { serveProcess } from '../helpers/serve-process.js';
-import { S3_CREDENTIALS, startS3Server } from './s3-server.js';
+import { S3_CREDENTIALS, databaseAndBucket } from './s3-server.js';
 import { main } from '../../cli/main.js';
 
 /** A stream that collects what is written, and says it is (or is not) a terminal. */
@@ -41,12 +41,9 @@ function userMistake(t: Test, result: { code: number | null; stderr: string }, m
  * object was corrupted, and then served byte for byte by a server on FIELDOPS_FILE_STORE=s3://.
  */
 t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, async (t) => {
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const s3 = await startS3Server();
-  t.teardown(() => s3.close());
+  const setup = await databaseAndBucket(t);
+  if (!setup) return;
+  const { db, s3 } = setup;
   const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: S3_CREDENTIALS });
   t.teardown(() => client.destroy());
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-migrate-'));

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+import { dialect } from '../helpers/database.js';
 import { serveProcess } from '../helpers/serve-process.js';
-import { startS3Server } from './s3-server.js';
+import { databaseAndBucket } from './s3-server.js';
 
 const P = '/api/v1.0/activity/patrols';
 const PASSWORD = 'Two-Machines-Pass-1';
@@ -18,12 +18,9 @@ const sha = (data: Buffer | Uint8Array) => createHash('sha256').update(data).dig
  * a presigned redirect; neither data directory holds the bytes.
  */
 t.test(`a file uploaded through one machine downloads through the other (${dialect})`, async (t) => {
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const s3 = await startS3Server();
-  t.teardown(() => s3.close());
+  const setup = await databaseAndBucket(t);
+  if (!setup) return;
+  const { db, s3 } = setup;
   const dataDirs = [0, 1].map(() => fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-machine-')));
   t.teardown(() => dataDirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
   const env = { ...s3.env, DATABASE_URL: db.location, FIELDOPS_ADMIN_PASSWORD: PASSWORD, FIELDOPS_FILE_STORE: `s3://${s3.bucket}/fieldops`, FIELDOPS_PATROL_SWEEP_SECONDS: '0' };
