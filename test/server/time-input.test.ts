@@ -23,7 +23,10 @@ t.test('known values', async (t) => {
   t.equal(parseIsoWithOffset('2026-11-20T10:00:00 01:00'), Date.UTC(2026, 10, 20, 9), 'a + decoded to a space');
   t.equal(parseIsoWithOffset('0050-03-01T00:00:00Z'), new Date('0050-03-01T00:00:00Z').getTime(), 'a year below 100 is that year, not 19xx');
   t.equal(parseIsoWithOffset('2024-02-29T00:00:00Z'), Date.UTC(2024, 1, 29), 'a leap day');
-  for (const bad of ['2026-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-11-20T10:00:00', '2026-11-20T24:00:00Z', '2026-11-20T10:00:60Z', '2026-11-20T10:00:00+24:00', '2026-11-20T10:00:00+01:60', '2026-13-01T00:00:00Z', 'yesterday', '']) {
+  t.equal(parseIsoWithOffset('2000-02-29T00:00:00Z'), Date.UTC(2000, 1, 29), 'a leap day of a year divisible by 400');
+  t.equal(parseIsoWithOffset('1969-12-31T23:59:59.999Z'), -1, 'before 1970');
+  t.equal(parseIsoWithOffset('\u00a0 2026-11-20T10:00:00Z\n'), Date.UTC(2026, 10, 20, 10), 'surrounding white space, a no-break space too');
+  for (const bad of ['1900-02-29T00:00:00Z', '2026-11-20T10:00:00.1234567890Z', '2026-11-20T10:00:00.Z', '2026-11-20T10:00:00Zz', '2026-11-20T10:00:00+01:00:00', '2026-11-20T10:00:00+1:00', '2026-11-20T10:0a:00Z', '２０２６-11-20T10:00:00Z', '2026-02-29T00:00:00Z', '2026-04-31T00:00:00Z', '2026-11-20T10:00:00', '2026-11-20T24:00:00Z', '2026-11-20T10:00:60Z', '2026-11-20T10:00:00+24:00', '2026-11-20T10:00:00+01:60', '2026-13-01T00:00:00Z', 'yesterday', '']) {
     t.equal(parseIsoWithOffset(bad), null, `refused: ${JSON.stringify(bad)}`);
   }
 });
