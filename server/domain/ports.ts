@@ -239,6 +239,27 @@ export interface SubjectStatusUpdate {
   at: number;
 }
 
+/** What a steady batch is decided on (see findSteadyIntake). */
+export interface SteadyIntakeRead {
+  provider: SensorProvider;
+  sources: Map<string, SensorSource>;
+  /** The tenant's subjects of the names asked for, oldest first. */
+  named: Subject[];
+  /** The tenant's `subjects` catalog version, read no later than `named`: every subject write moves it. */
+  subjectsVersion: number;
+}
+
+/**
+ * The facts a steady batch was decided on, checked by its insert in the same statement (or
+ * transaction): the tenant's subjects have not changed since `subjectsVersion`, and each source
+ * of the batch still tracks the subject it tracked when read.
+ */
+export interface SteadyIntakeStamp {
+  tenantId: string;
+  subjectsVersion: number;
+  sources: ReadonlyArray<{ id: string; subjectId: string | null }>;
+}
+
 export interface SensorRepository {
   /** The tenant's provider for `key`, created on first sight; concurrent first sights agree on one row. */
   ensureProvider(tenantId: string, key: string, providerType: string, at: number): Promise<SensorProvider>;
@@ -249,7 +270,7 @@ export interface SensorRepository {
    * unless all exist), and the tenant's subjects of these names, oldest first. One statement on
    * PostgreSQL.
    */
-  findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource>; named: Subject[] } | null>;
+  findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]): Promise<SteadyIntakeRead | null>;
   /** Both of the above in one step (one statement when everything exists already). */
   ensureProviderWithSources(tenantId: string, key: string, providerType: string, specs: readonly NewSourceSpec[], at: number): Promise<{ provider: SensorProvider; sources: Map<string, SensorSource> }>;
   /** The provider's sources by manufacturer id, creating the missing ones (in a stable order). */
@@ -277,6 +298,12 @@ export interface ObservationRepository {
    * one); one statement where the dialect allows it.
    */
   insertBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[]): Promise<number>;
+  /**
+   * insertBatch, only while `stamp` still holds, checked atomically with the writes; null (and
+   * nothing written) when it no longer does. One statement on PostgreSQL; one transaction on
+   * SQLite.
+   */
+  insertSteadyBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[], stamp: SteadyIntakeStamp): Promise<number | null>;
   list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]>;
   count(tenantId: string, filter: ObservationFilter): Promise<number>;
 }

@@ -4,7 +4,7 @@ import { loadConfig } from '../../server/config.js';
 import { startServer, type RunningServer } from '../../server/main.js';
 import { createLogger } from '../../server/logger.js';
 import type { Clock } from '../../server/db/time.js';
-import { createTestDatabase, dialect, unavailableReason } from './database.js';
+import { type TestDatabase, createTestDatabase, dialect, unavailableReason } from './database.js';
 
 export const ADMIN_PASSWORD = 'Test-Superuser-Passphrase-7';
 export const CLI_CLIENT = 'fieldops-cli';
@@ -34,6 +34,8 @@ export interface TestServer {
 export interface TestServerOptions {
   clock?: Clock;
   env?: Record<string, string>;
+  /** A database to serve instead of a fresh one (its owner drops it). */
+  database?: TestDatabase;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function startTestServer(t: Test, options: TestServerOptions = {}):
     t.pass('skipped: ' + reason, { skip: reason });
     return null;
   }
-  const database = await createTestDatabase();
+  const database = options.database ?? (await createTestDatabase());
   let logText = '';
   const sink = new Writable({
     write(chunk, _encoding, callback) {
@@ -71,7 +73,7 @@ export async function startTestServer(t: Test, options: TestServerOptions = {}):
   const server = await startServer(config, { logger: createLogger('info', sink), clock: options.clock });
   t.teardown(async () => {
     await server.close();
-    await database.drop();
+    if (!options.database) await database.drop();
     assertResponsesDescribed(server);
   });
   const request = (path: string, init: RequestInit & { token?: string } = {}) => {

@@ -1,4 +1,4 @@
-import type { SubjectStatusUpdate } from '../../domain/ports.js';
+import type { SteadyIntakeStamp, SubjectStatusUpdate } from '../../domain/ports.js';
 import type { Dialect } from '../knex.js';
 import { type NamedStatement, numbered, queryNamed, querySqlite } from '../direct.js';
 import { type Columns, insertFromJson } from '../json-rows.js';
@@ -28,19 +28,45 @@ const pick = (condition: string, column: string) => `${column} = CASE WHEN ${con
  * semantics on both dialects), so position and radio state advance independently, each only
  * forwards in time.
  */
-const statusUpsert = (dialect: Dialect) => `${insertFromJson(dialect, 'subject_status', STATUS)}
+const statusUpsert = (dialect: Dialect, where = '') => `${insertFromJson(dialect, 'subject_status', STATUS)} ${where}
   ON CONFLICT (subject_id) DO UPDATE SET ${pick(newer, 'source_id')}, ${pick(newer, 'latitude')}, ${pick(newer, 'longitude')},
   ${pick(newer, 'recorded_at')}, ${pick(radioNewer, 'radio_state')}, ${pick(radioNewer, 'radio_recorded_at')}, updated_at = excluded.updated_at`;
 
-const observationInsert = (dialect: Dialect) => `${insertFromJson(dialect, 'observations', OBSERVATION)}
+/** PostgreSQL's observation insert (SQLite's goes as VALUES, below). */
+const observationInsert = (where = '') => `${insertFromJson('postgres', 'observations', OBSERVATION)} ${where}
   ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id`;
+
+/**
+ * Whether a steady batch's stamp still holds (SteadyIntakeStamp): the tenant's subjects catalog
+ * is at the stamped version, and every stamped source (a JSON array of {id, subject_id}) is the
+ * tenant's and tracks the stamped subject. Parameters: tenant, version, sources, tenant.
+ */
+const STAMP_HOLDS = {
+  postgres: `COALESCE((SELECT version FROM catalog_versions WHERE tenant_id = ? AND catalog = 'subjects'), 0) = ?::bigint
+    AND NOT EXISTS (SELECT 1 FROM json_to_recordset(?::json) AS e(id uuid, subject_id uuid) LEFT JOIN sensor_sources s ON s.id = e.id AND s.tenant_id = ?
+      WHERE s.id IS NULL OR s.subject_id IS DISTINCT FROM e.subject_id)`,
+  sqlite: `COALESCE((SELECT version FROM catalog_versions WHERE tenant_id = ? AND catalog = 'subjects'), 0) = ?
+    AND NOT EXISTS (SELECT 1 FROM json_each(?) AS e LEFT JOIN sensor_sources s ON s.id = e.value ->> '$.id' AND s.tenant_id = ?
+      WHERE s.id IS NULL OR s.subject_id IS NOT (e.value ->> '$.subject_id'))`,
+} as const;
 
 /** PostgreSQL answers with the count of new rows: one row back, not one a row. */
 const POSTGRES = {
-  observations: { name: 'fieldops_observations', text: numbered(`WITH created AS (${observationInsert('postgres')}) SELECT count(*)::integer AS created FROM created`) },
+  observations: { name: 'fieldops_observations', text: numbered(`WITH created AS (${observationInsert()}) SELECT count(*)::integer AS created FROM created`) },
   withStatus: {
     name: 'fieldops_observations_status',
-    text: numbered(`WITH status AS (${statusUpsert('postgres')}), created AS (${observationInsert('postgres')}) SELECT count(*)::integer AS created FROM created`),
+    text: numbered(`WITH status AS (${statusUpsert('postgres')}), created AS (${observationInsert()}) SELECT count(*)::integer AS created FROM created`),
+  },
+  /**
+   * The stamp checked once (an uncorrelated subquery: PostgreSQL evaluates it once, before
+   * either insert), in the snapshot the inserts see; both inserts are empty unless it holds.
+   */
+  stamped: {
+    name: 'fieldops_observations_stamped',
+    text: numbered(`WITH stamp AS (SELECT ${STAMP_HOLDS.postgres} AS holds),
+      status AS (${statusUpsert('postgres', 'WHERE (SELECT holds FROM stamp)')}),
+      created AS (${observationInsert('WHERE (SELECT holds FROM stamp)')})
+      SELECT (SELECT holds FROM stamp) AS holds, (SELECT count(*)::integer FROM created) AS created`),
   },
 } satisfies Record<string, NamedStatement>;
 
@@ -73,31 +99,61 @@ const sqliteInsert = (rows: number) => {
  * its own.
  */
 export async function insertObservationBatch(db: Executor, dialect: Dialect, rows: readonly Row[], statuses: readonly SubjectStatusUpdate[]): Promise<number> {
-  const statusRows = [...statuses]
-    .sort((a, b) => (a.subjectId < b.subjectId ? -1 : 1))
-    .map((u) => ({
-      subject_id: u.subjectId, tenant_id: u.tenantId, source_id: u.sourceId, recorded_at: u.recordedAt, latitude: u.latitude, longitude: u.longitude,
-      radio_recorded_at: u.radioRecordedAt, radio_state: u.radioState === null ? null : jsonColumn(u.radioState), updated_at: u.at,
-    }));
+  const statusRows = statusRowsOf(statuses);
   if (dialect === 'postgres') {
     const [result] = statusRows.length > 0
       ? await queryNamed(db, POSTGRES.withStatus, [JSON.stringify(statusRows), JSON.stringify(rows)])
       : await queryNamed(db, POSTGRES.observations, [JSON.stringify(rows)]);
     return result!.created as number;
   }
-  // NOTE: SQLite binds plain parameters faster than it reads json_each (measured), so its
-  // observation rows go as VALUES, in chunks below its bound-parameter limit.
-  const run = async (trx: Executor) => {
-    let created = 0;
-    for (let i = 0; i < rows.length; i += SQLITE_CHUNK) {
-      const chunk = rows.slice(i, i + SQLITE_CHUNK);
-      const bindings: unknown[] = [];
-      for (const row of chunk) for (const name of SQLITE_NAMES) bindings.push(row[name] ?? null);
-      created += (await querySqlite(trx, sqliteInsert(chunk.length), bindings)).length;
-    }
-    if (statusRows.length > 0) await querySqlite(trx, SQLITE_STATUS, [JSON.stringify(statusRows)]);
-    return created;
-  };
+  const run = (trx: Executor) => insertSqlite(trx, rows, statusRows);
   const statements = Math.ceil(rows.length / SQLITE_CHUNK) + (statusRows.length > 0 ? 1 : 0);
   return db.isTransaction || statements <= 1 ? run(db) : db.transaction(run);
+}
+
+/**
+ * insertObservationBatch while `stamp` holds (SteadyIntakeStamp), checked atomically with the
+ * writes; null, with nothing written, when it does not. PostgreSQL: one named statement.
+ * SQLite: the check and the writes in one transaction (its writers take turns).
+ */
+export async function insertStampedObservationBatch(db: Executor, dialect: Dialect, rows: readonly Row[], statuses: readonly SubjectStatusUpdate[], stamp: SteadyIntakeStamp): Promise<number | null> {
+  const sources = JSON.stringify(stamp.sources.map((source) => ({ id: source.id, subject_id: source.subjectId })));
+  const holds = [stamp.tenantId, stamp.subjectsVersion, sources, stamp.tenantId];
+  const statusRows = statusRowsOf(statuses);
+  if (dialect === 'postgres') {
+    const [result] = await queryNamed(db, POSTGRES.stamped, [...holds, JSON.stringify(statusRows), JSON.stringify(rows)]);
+    return result!.holds ? (result!.created as number) : null;
+  }
+  const run = async (trx: Executor) => {
+    const [check] = await querySqlite(trx, `SELECT ${STAMP_HOLDS.sqlite} AS holds`, holds);
+    return check!.holds ? insertSqlite(trx, rows, statusRows) : null;
+  };
+  return db.isTransaction ? run(db) : db.transaction(run);
+}
+
+/** Status rows in subject order: concurrent writers lock them in one order. */
+function statusRowsOf(statuses: readonly SubjectStatusUpdate[]): Row[] {
+  return [...statuses]
+    .sort((a, b) => (a.subjectId < b.subjectId ? -1 : 1))
+    .map((u) => ({
+      subject_id: u.subjectId, tenant_id: u.tenantId, source_id: u.sourceId, recorded_at: u.recordedAt, latitude: u.latitude, longitude: u.longitude,
+      radio_recorded_at: u.radioRecordedAt, radio_state: u.radioState === null ? null : jsonColumn(u.radioState), updated_at: u.at,
+    }));
+}
+
+/**
+ * SQLite: the observation rows, then the status upsert, on `trx` (a transaction, or a lone
+ * statement). NOTE: SQLite binds plain parameters faster than it reads json_each (measured), so
+ * its observation rows go as VALUES, in chunks below its bound-parameter limit.
+ */
+async function insertSqlite(trx: Executor, rows: readonly Row[], statusRows: readonly Row[]): Promise<number> {
+  let created = 0;
+  for (let i = 0; i < rows.length; i += SQLITE_CHUNK) {
+    const chunk = rows.slice(i, i + SQLITE_CHUNK);
+    const bindings: unknown[] = [];
+    for (const row of chunk) for (const name of SQLITE_NAMES) bindings.push(row[name] ?? null);
+    created += (await querySqlite(trx, sqliteInsert(chunk.length), bindings)).length;
+  }
+  if (statusRows.length > 0) await querySqlite(trx, SQLITE_STATUS, [JSON.stringify(statusRows)]);
+  return created;
 }

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { Observation } from '../../domain/model.js';
-import type { ObservationFilter, ObservationRepository, SubjectStatusUpdate } from '../../domain/ports.js';
+import type { ObservationFilter, ObservationRepository, SteadyIntakeStamp, SubjectStatusUpdate } from '../../domain/ports.js';
 import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
-import { insertObservationBatch } from './observations-batch.js';
+import { insertObservationBatch, insertStampedObservationBatch } from './observations-batch.js';
 
 type Row = Record<string, unknown>;
 
@@ -32,6 +32,10 @@ const toRow = (o: Observation): Row => ({
   created_at: o.createdAt,
 });
 
+/** Rows in key order: concurrent writers lock index entries in one order. */
+const sortedRows = (observations: readonly Observation[]) =>
+  [...observations].sort((a, b) => (a.sourceId === b.sourceId ? a.recordedAt - b.recordedAt : a.sourceId < b.sourceId ? -1 : 1)).map(toRow);
+
 export class KnexObservationRepository implements ObservationRepository {
   constructor(
     private readonly db: Executor,
@@ -45,10 +49,12 @@ export class KnexObservationRepository implements ObservationRepository {
    * by key so that concurrent writers lock index entries in one order. See observations-batch.ts.
    */
   async insertBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[]): Promise<number> {
-    const rows = [...observations]
-      .sort((a, b) => (a.sourceId === b.sourceId ? a.recordedAt - b.recordedAt : a.sourceId < b.sourceId ? -1 : 1))
-      .map(toRow);
+    const rows = sortedRows(observations);
     return insertObservationBatch(this.db, this.dialect, rows, statuses);
+  }
+
+  async insertSteadyBatch(observations: readonly Observation[], statuses: readonly SubjectStatusUpdate[], stamp: SteadyIntakeStamp): Promise<number | null> {
+    return insertStampedObservationBatch(this.db, this.dialect, sortedRows(observations), statuses, stamp);
   }
 
   async list(tenantId: string, filter: ObservationFilter, page: { offset: number; limit: number }): Promise<Observation[]> {

@@ -3,11 +3,14 @@ import type { SensorProvider, SensorSource, Subject } from '../../domain/model.j
 import { type NamedStatement, queryNamed } from '../direct.js';
 import type { Dialect } from '../knex.js';
 import { toSubject } from './subjects.js';
-import type { NewSourceSpec, SensorRepository } from '../../domain/ports.js';
+import type { NewSourceSpec, SensorRepository, SteadyIntakeRead } from '../../domain/ports.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 
 type Row = Record<string, unknown>;
+
+/** The catalog whose version every subject write moves (SubjectService, sensor intake). */
+const SUBJECTS_CATALOG = 'subjects';
 
 /** Rows per statement: far below the bound-parameter limits of both dialects. */
 const CHUNK = 400;
@@ -48,7 +51,8 @@ const STEADY_INTAKE_POSTGRES: NamedStatement = {
   text: `SELECT 'p' AS kind, row_to_json(p) AS r FROM sensor_providers p WHERE p.tenant_id = $1 AND p.provider_key = $2
     UNION ALL SELECT 's', row_to_json(s) FROM sensor_sources s JOIN sensor_providers p ON s.provider_id = p.id
       WHERE p.tenant_id = $1 AND p.provider_key = $2 AND s.manufacturer_id = ANY($3::text[])
-    UNION ALL SELECT 'n', row_to_json(x) FROM subjects x WHERE x.tenant_id = $1 AND x.name = ANY($4::text[])`,
+    UNION ALL SELECT 'n', row_to_json(x) FROM subjects x WHERE x.tenant_id = $1 AND x.name = ANY($4::text[])
+    UNION ALL SELECT 'v', json_build_object('version', v.version) FROM catalog_versions v WHERE v.tenant_id = $1 AND v.catalog = 'subjects'`,
 };
 
 export class KnexSensorRepository implements SensorRepository {
@@ -87,23 +91,27 @@ export class KnexSensorRepository implements SensorRepository {
 
   /**
    * PostgreSQL: one round trip, each row as JSON under a kind ('p' provider, 's' source, 'n'
-   * subject), mapped by the same row mappers. SQLite (in-process, no round trips): the two reads.
+   * subject, 'v' the subjects catalog version), mapped by the same row mappers, all from one
+   * snapshot. SQLite (in-process, no round trips): the version first, then the two reads, so
+   * that a subject written between them leaves the version older than what was read, never newer.
    */
-  async findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]) {
+  async findSteadyIntake(tenantId: string, key: string, manufacturerIds: readonly string[], subjectNames: readonly string[]): Promise<SteadyIntakeRead | null> {
     if (manufacturerIds.length === 0 || manufacturerIds.length > CHUNK || subjectNames.length > CHUNK) return null;
     const byAge = (a: Subject, b: Subject) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1);
     if (this.dialect === 'sqlite') {
+      const version = await this.db('catalog_versions').where({ tenant_id: tenantId, catalog: SUBJECTS_CATALOG }).first('version');
       const found = await this.findProviderWithSources(tenantId, key, manufacturerIds);
       if (!found) return null;
       const named = subjectNames.length > 0 ? (await this.db('subjects').where({ tenant_id: tenantId }).whereIn('name', [...subjectNames])).map(toSubject) : [];
-      return { ...found, named: named.sort(byAge) };
+      return { ...found, named: named.sort(byAge), subjectsVersion: Number(version?.version ?? 0) };
     }
-    const rows = (await queryNamed(this.db, STEADY_INTAKE_POSTGRES, [tenantId, key, [...manufacturerIds], [...subjectNames]])) as Array<{ kind: 'p' | 's' | 'n'; r: Row }>;
+    const rows = (await queryNamed(this.db, STEADY_INTAKE_POSTGRES, [tenantId, key, [...manufacturerIds], [...subjectNames]])) as Array<{ kind: 'p' | 's' | 'n' | 'v'; r: Row }>;
     const providerRow = rows.find((row) => row.kind === 'p');
     if (!providerRow) return null;
     const sources = new Map(rows.filter((row) => row.kind === 's').map((row) => [row.r.manufacturer_id as string, toSource(row.r)]));
     if (!manufacturerIds.every((id) => sources.has(id))) return null;
-    return { provider: toProvider(providerRow.r), sources, named: rows.filter((row) => row.kind === 'n').map((row) => toSubject(row.r)).sort(byAge) };
+    const named = rows.filter((row) => row.kind === 'n').map((row) => toSubject(row.r)).sort(byAge);
+    return { provider: toProvider(providerRow.r), sources, named, subjectsVersion: Number(rows.find((row) => row.kind === 'v')?.r.version ?? 0) };
   }
 
   /**

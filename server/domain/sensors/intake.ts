@@ -1,6 +1,7 @@
 import { timeOrderedUuid } from '../ids.js';
 import type { Observation, SensorProvider, SensorSource } from '../model.js';
-import type { NewSourceSpec, Repositories, SubjectStatusUpdate } from '../ports.js';
+import type { NewSourceSpec, Repositories, SteadyIntakeRead, SteadyIntakeStamp, SubjectStatusUpdate } from '../ports.js';
+import type { SteadyTargets } from './steady-targets.js';
 import type { ObservationInput } from './observation-input.js';
 import { candidateNames, knownSubjects, resolveSubjects } from './subjects.js';
 
@@ -70,11 +71,13 @@ export async function storeObservations(
 
 /**
  * A steady stream, outside any transaction: when the provider, every source and every subject
- * exist and the batch changes none of them, the batch is read (one statement on PostgreSQL)
- * and written by one atomic insertBatch (one statement on PostgreSQL), with no BEGIN/COMMIT round trips and nothing locked across round trips. The
- * reads commit to nothing: under READ COMMITTED a transaction would not hold them either.
- * null when the batch must create or change something: the caller runs storeObservations in a
- * transaction instead.
+ * exist and the batch changes none of them, the batch is decided on what they were when read
+ * and written by one atomic insertSteadyBatch, which stores it only if that still holds (its
+ * stamp): one statement on PostgreSQL, no BEGIN/COMMIT round trips, nothing locked across round
+ * trips. What was read is remembered in `targets` (per process), so a steady stream usually
+ * needs no read at all; a stamp that no longer holds forgets it and reads afresh.
+ * null when the batch must create or change something, or what it was decided on changed
+ * under it: the caller runs storeObservations in a transaction instead.
  */
 export async function storeSteadyBatch(
   repos: Repositories,
@@ -82,14 +85,39 @@ export async function storeSteadyBatch(
   providerKey: string,
   items: readonly ObservationInput[],
   now: number,
+  targets: SteadyTargets,
 ): Promise<IntakeResult | null> {
-  const target = await repos.sensors.findSteadyIntake(tenantId, providerKey, [...new Set(items.map((item) => item.manufacturerId))], candidateNames(items));
-  if (!target) return null;
-  const subjectOf = await knownSubjects(repos, tenantId, items, target.sources, target.named);
+  const manufacturerIds = [...new Set(items.map((item) => item.manufacturerId))];
+  const names = candidateNames(items);
+  const remembered = targets.find(tenantId, providerKey, manufacturerIds, names);
+  // Whatever is not steady goes to a transaction that will change what was read: forget it.
+  const settled = (result: IntakeResult | null) => {
+    if (result === null) targets.forget(tenantId, providerKey);
+    return result;
+  };
+  if (remembered) {
+    const result = await storeOnRead(repos, tenantId, items, remembered, now);
+    if (result !== CHANGED) return settled(result);
+  }
+  const read = await repos.sensors.findSteadyIntake(tenantId, providerKey, manufacturerIds, names);
+  if (!read) return settled(null);
+  targets.remember(tenantId, providerKey, read, names);
+  const result = await storeOnRead(repos, tenantId, items, read, now);
+  return settled(result === CHANGED ? null : result);
+}
+
+const CHANGED = Symbol('changed since read');
+
+/** The batch decided on `read` and inserted under its stamp; null when it is not steady. */
+async function storeOnRead(repos: Repositories, tenantId: string, items: readonly ObservationInput[], read: SteadyIntakeRead, now: number): Promise<IntakeResult | null | typeof CHANGED> {
+  const subjectOf = await knownSubjects(repos, tenantId, items, read.sources, read.named);
   if (!subjectOf) return null;
-  const { observations, statuses, reassigned } = observationsOf(target, items, subjectOf, now);
+  const { observations, statuses, reassigned } = observationsOf(read, items, subjectOf, now);
   if (reassigned.length > 0) return null;
-  const created = await repos.observations.insertBatch(observations, statuses);
+  const sources = [...read.sources.values()].map((source) => ({ id: source.id, subjectId: source.subjectId }));
+  const stamp: SteadyIntakeStamp = { tenantId, subjectsVersion: read.subjectsVersion, sources };
+  const created = await repos.observations.insertSteadyBatch(observations, statuses, stamp);
+  if (created === null) return CHANGED;
   return { received: items.length, created, duplicates: items.length - created };
 }
 

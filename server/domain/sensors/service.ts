@@ -7,6 +7,7 @@ import type { Store, SubjectWithStatus } from '../ports.js';
 import { parseIsoWithOffset } from '../time-input.js';
 import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type IncomingFile, fileCameraTrapReport, readCameraTrapForm } from './camera-trap.js';
 import { exifTakenAt } from './exif-time.js';
+import { SteadyTargets } from './steady-targets.js';
 import { type IntakeDefaults, type IntakeResult, intakeTarget, storeObservations, storeSteadyBatch } from './intake.js';
 import { type ItemIssue, readItems, readObservation, throwItemIssues } from './observation-input.js';
 import { readRadioAgentBatch } from './radioagent.js';
@@ -41,6 +42,8 @@ export type RadioAgentResult = { kind: 'heartbeat'; echo: Record<string, unknown
  */
 export class SensorService {
   private readonly metrics: SensorMetrics;
+  /** What steady streams were decided on, per provider (this process's; see storeSteadyBatch). */
+  private readonly steadyTargets = new SteadyTargets();
 
   constructor(private readonly deps: { store: Store; clock: Clock; metrics?: SensorMetrics }) {
     this.metrics = deps.metrics ?? NO_METRICS;
@@ -70,7 +73,7 @@ export class SensorService {
     const valid = observations.filter((o) => o !== null);
     const defaults = defaultsFor(providerType);
     // A steady stream needs no transaction (see storeSteadyBatch); anything new takes one.
-    const result = (await storeSteadyBatch(this.deps.store.repos, tenantId, providerKey, valid, this.deps.clock.now())) ??
+    const result = (await storeSteadyBatch(this.deps.store.repos, tenantId, providerKey, valid, this.deps.clock.now(), this.steadyTargets)) ??
       (await this.deps.store.transaction(async (repos) => {
         const now = this.deps.clock.now();
         return storeObservations(repos, await intakeTarget(repos, tenantId, providerKey, valid, defaults, now), valid, defaults, now);

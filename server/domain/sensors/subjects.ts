@@ -87,7 +87,10 @@ async function plan(repos: Repositories, tenantId: string, items: readonly Obser
     return sources.get(item.manufacturerId)?.subjectId ? null : item.manufacturerId;
   };
   const sourceSubject = (item: ObservationInput) => sources.get(item.manufacturerId)?.subjectId ?? null;
-  const ids = items.flatMap((item) => [item.subjectId ?? (nameOf(item) === null ? sourceSubject(item) : null)].filter((id): id is string => id !== null));
+  // Read: subjects named by id (they must exist), and the source's subject of an item that
+  // asks for a subtype (to see whether it changes). An item that only follows its source needs
+  // no read: the source's foreign key holds its subject, and the steady insert's stamp checks it.
+  const ids = items.flatMap((item) => [item.subjectId ?? (item.subjectSubtype && nameOf(item) === null ? sourceSubject(item) : null)].filter((id): id is string => id !== null));
   const known = new Map((await repos.sensorSubjects.findByIds(tenantId, ids)).map((subject) => [subject.id, subject]));
   const issues: ItemIssue[] = items
     .filter((item) => item.subjectId && !known.has(item.subjectId))
