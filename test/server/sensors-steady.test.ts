@@ -83,6 +83,23 @@ t.test(`steady sensor intake (${dialect})`, async (t) => {
     t.same(statuses.map((row) => [row.name, Number(row.recorded_at)]), [['Alpha', epochOf(4)], ['Bravo', epochOf(11)], ['Charlie', epochOf(18)]], 'every subject\'s status is its newest position');
   });
 
+  await t.test('a retried or late batch leaves each subject\'s status untouched', async (t) => {
+    const status = async () => knex('subject_status as st').join('subjects as x', 'x.id', 'st.subject_id').where({ 'x.name': 'Alpha' }).first('st.recorded_at', 'st.updated_at', 'st.radio_state');
+    const batch = [observation('collar-9', 100, { subject_name: 'Alpha' }), observation('collar-9', 101, { subject_name: 'Alpha', additional: { radio_state: 'online' } })];
+    t.equal((await post(s, GPS, batch, admin)).status, 201);
+    const stored = await status();
+    t.equal(Number(stored.recorded_at), epochOf(101));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    t.equal((await post(s, GPS, batch, admin)).status, 200, 'the retry');
+    t.same(await status(), stored, 'a retry changes nothing, updated_at included');
+    t.equal((await post(s, GPS, observation('collar-9', 99, { subject_name: 'Alpha', additional: { radio_state: 'offline' } }), admin)).status, 201, 'an older fix, stored');
+    t.same(await status(), stored, 'moves neither position nor radio state, so nothing');
+    t.equal((await post(s, GPS, observation('collar-9', 102, { subject_name: 'Alpha' }), admin)).status, 201);
+    const moved = await status();
+    t.ok(Number(moved.recorded_at) === epochOf(102) && Number(moved.updated_at) > Number(stored.updated_at), 'a newer fix moves it');
+    t.equal(moved.radio_state, stored.radio_state, 'and keeps the newest radio state');
+  });
+
   await t.test('a stale batch stores nothing twice and loses nothing', async (t) => {
     const before = Number((await knex('observations').count({ n: '*' }).first())?.n ?? 0);
     const batch = Array.from({ length: 40 }, (_, i) => observation(`collar-${1 + (i % 2)}`, 20 + i));

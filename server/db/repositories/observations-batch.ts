@@ -26,11 +26,13 @@ const pick = (condition: string, column: string) => `${column} = CASE WHEN ${con
 /**
  * Subject status moves forward only: every SET expression reads the row as it was (SQL
  * semantics on both dialects), so position and radio state advance independently, each only
- * forwards in time.
+ * forwards in time. A row that neither moves is not written at all: a retried or late batch
+ * leaves `updated_at` (what offline pulls follow) alone, and costs PostgreSQL no new row version.
  */
 const statusUpsert = (dialect: Dialect, where = '') => `${insertFromJson(dialect, 'subject_status', STATUS)} ${where}
   ON CONFLICT (subject_id) DO UPDATE SET ${pick(newer, 'source_id')}, ${pick(newer, 'latitude')}, ${pick(newer, 'longitude')},
-  ${pick(newer, 'recorded_at')}, ${pick(radioNewer, 'radio_state')}, ${pick(radioNewer, 'radio_recorded_at')}, updated_at = excluded.updated_at`;
+  ${pick(newer, 'recorded_at')}, ${pick(radioNewer, 'radio_state')}, ${pick(radioNewer, 'radio_recorded_at')}, updated_at = excluded.updated_at
+  WHERE ${newer} OR (${radioNewer})`;
 
 /** PostgreSQL's observation insert (SQLite's goes as VALUES, below). */
 const observationInsert = (where = '') => `${insertFromJson('postgres', 'observations', OBSERVATION)} ${where}
