@@ -28,13 +28,14 @@ const pick = (condition: string, column: string) => `${column} = CASE WHEN ${con
  * semantics on both dialects), so position and radio state advance independently, each only
  * forwards in time. A row that neither moves is not written at all: a retried or late batch
  * leaves `updated_at` (what offline pulls follow) alone, and costs PostgreSQL no new row version.
+ * `postgresWhere` filters the PostgreSQL form's rows (SQLite's form ends in a WHERE of its own).
  */
-const statusUpsert = (dialect: Dialect, where = '') => `${insertFromJson(dialect, 'subject_status', STATUS)} ${where}
+const statusUpsert = (dialect: Dialect, postgresWhere = '') => `${insertFromJson(dialect, 'subject_status', STATUS)} ${postgresWhere}
   ON CONFLICT (subject_id) DO UPDATE SET ${pick(newer, 'source_id')}, ${pick(newer, 'latitude')}, ${pick(newer, 'longitude')},
   ${pick(newer, 'recorded_at')}, ${pick(radioNewer, 'radio_state')}, ${pick(radioNewer, 'radio_recorded_at')}, updated_at = excluded.updated_at
   WHERE ${newer} OR (${radioNewer})`;
 
-/** PostgreSQL's observation insert (SQLite's goes as VALUES, below). */
+/** PostgreSQL's observation insert (SQLite's goes as VALUES, below); `where` filters its rows. */
 const observationInsert = (where = '') => `${insertFromJson('postgres', 'observations', OBSERVATION)} ${where}
   ON CONFLICT (source_id, recorded_at) DO NOTHING RETURNING id`;
 
@@ -51,6 +52,8 @@ const STAMP_HOLDS = {
     AND NOT EXISTS (SELECT 1 FROM json_each(?) AS e LEFT JOIN sensor_sources s ON s.id = e.value ->> '$.id' AND s.tenant_id = ?
       WHERE s.id IS NULL OR s.subject_id IS NOT (e.value ->> '$.subject_id'))`,
 } as const;
+
+const SQLITE_STAMP_HOLDS = `SELECT ${STAMP_HOLDS.sqlite} AS holds`;
 
 /** PostgreSQL answers with the count of new rows: one row back, not one a row. */
 const POSTGRES = {
@@ -127,7 +130,7 @@ export async function insertStampedObservationBatch(db: Executor, dialect: Diale
     return result!.holds ? (result!.created as number) : null;
   }
   const run = async (trx: Executor) => {
-    const [check] = await querySqlite(trx, `SELECT ${STAMP_HOLDS.sqlite} AS holds`, holds);
+    const [check] = await querySqlite(trx, SQLITE_STAMP_HOLDS, holds);
     return check!.holds ? insertSqlite(trx, rows, statusRows) : null;
   };
   return db.isTransaction ? run(db) : db.transaction(run);
