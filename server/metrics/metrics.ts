@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolStats } from '../db/knex.js';
+import type { SteadyOutcome } from '../domain/sensors/intake.js';
 
 export type TokenGrant = 'password' | 'refresh_token' | 'authorization_code';
 export type ObservationOutcome = 'created' | 'duplicate' | 'rejected';
@@ -30,6 +31,7 @@ export class Metrics {
   private readonly conditionalGets: Counter<'route' | 'outcome'>;
   private readonly tokens: Counter<'grant'>;
   private readonly observationsTotal: Counter<'outcome'>;
+  private readonly steadyTotal: Counter<'outcome'>;
 
   private readonly cluster: ClusterMetrics | null;
 
@@ -52,6 +54,12 @@ export class Metrics {
     this.observationsTotal = new Counter({
       name: 'fieldops_sensor_observations_total',
       help: 'Sensor observations received, by outcome: created, duplicate (already stored), rejected (in a batch refused as invalid).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.steadyTotal = new Counter({
+      name: 'fieldops_sensor_steady_batches_total',
+      help: 'Sensor intake batches by how they were stored: remembered (on what the process remembered, one statement), read (after reading provider, sources and subjects), transaction (not steady: something to create or change); and stale (an insert whose stamp no longer held, then decided again).',
       labelNames: ['outcome'],
       registers,
     });
@@ -88,6 +96,10 @@ export class Metrics {
 
   observations(outcome: ObservationOutcome, count: number): void {
     if (count > 0) this.observationsTotal.inc({ outcome }, count);
+  }
+
+  steadyBatch(outcome: SteadyOutcome): void {
+    this.steadyTotal.inc({ outcome });
   }
 
   /** The Prometheus text exposition: this process's, or in a cluster the sum over its workers. */

@@ -84,6 +84,14 @@ t.test(`/metrics (${dialect})`, async (t) => {
     t.equal(outcome('rejected'), 4, 'every item of a refused batch');
   });
 
+  await t.test('steady sensor batches by how they were stored', async (t) => {
+    const before = await scrape();
+    for (let minute = 10; minute < 13; minute++) t.equal((await s.json(GPS, jsonBody([observation('steady-1', minute)], { token }))).status, 201);
+    const after = await scrape();
+    const outcome = (name: string) => sample(after, 'fieldops_sensor_steady_batches_total', { outcome: name }) - sample(before, 'fieldops_sensor_steady_batches_total', { outcome: name });
+    t.same(['transaction', 'read', 'remembered', 'stale'].map(outcome), [1, 1, 1, 0], 'a new source in a transaction, then a read, then remembered');
+  });
+
   await t.test('database pool usage', async (t) => {
     const text = await scrape();
     for (const state of ['used', 'free', 'pending_acquire', 'pending_create', 'max']) t.match(text, new RegExp(`fieldops_db_pool_connections\\{state="${state}"\\} \\d+`), state);

@@ -63,6 +63,7 @@ t.test(`steady sensor intake (${dialect})`, async (t) => {
     t.equal(await subjectsVersion(), version, 'no subject was written (only the source changed)');
     t.equal((await post(s, GPS, observation('collar-1', 11), admin)).status, 201);
     t.equal(await subjectOfObservation('collar-1', 11), 'Bravo', 'this server\'s next batch follows the source, not what it remembered');
+    t.match(await (await s.request('/metrics', { token: admin })).text(), /fieldops_sensor_steady_batches_total\{outcome="stale"\} 1\n/, 'and /metrics counts the stamp that failed');
 
     // A subject is created and the source moves to it.
     t.equal(await postOther(observation('collar-1', 12, { subject_name: 'Charlie' })), 201, 'the other process creates Charlie for collar-1');

@@ -86,25 +86,35 @@ export async function storeSteadyBatch(
   items: readonly ObservationInput[],
   now: number,
   targets: SteadyTargets,
+  report: (outcome: SteadyOutcome) => void = () => undefined,
 ): Promise<IntakeResult | null> {
   const manufacturerIds = [...new Set(items.map((item) => item.manufacturerId))];
   const names = candidateNames(items);
   const remembered = targets.find(tenantId, providerKey, manufacturerIds, names);
   // Whatever is not steady goes to a transaction that will change what was read: forget it.
-  const settled = (result: IntakeResult | null) => {
+  const settled = (result: IntakeResult | null, stored: SteadyOutcome) => {
     if (result === null) targets.forget(tenantId, providerKey);
+    report(result === null ? 'transaction' : stored);
     return result;
   };
   if (remembered) {
     const result = await storeOnRead(repos, tenantId, items, remembered, now);
-    if (result !== CHANGED) return settled(result);
+    if (result !== CHANGED) return settled(result, 'remembered');
+    report('stale');
   }
   const read = await repos.sensors.findSteadyIntake(tenantId, providerKey, manufacturerIds, names);
-  if (!read) return settled(null);
+  if (!read) return settled(null, 'read');
   targets.remember(tenantId, providerKey, read, names);
   const result = await storeOnRead(repos, tenantId, items, read, now);
-  return settled(result === CHANGED ? null : result);
+  if (result === CHANGED) report('stale');
+  return settled(result === CHANGED ? null : result, 'read');
 }
+
+/**
+ * How a batch was stored (`remembered`: on what the process remembered; `read`: after a read;
+ * `transaction`: not steady), and `stale`: an insert whose stamp no longer held.
+ */
+export type SteadyOutcome = 'remembered' | 'read' | 'transaction' | 'stale';
 
 const CHANGED = Symbol('changed since read');
 

@@ -8,7 +8,7 @@ import { parseIsoWithOffset } from '../time-input.js';
 import { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD, type IncomingFile, fileCameraTrapReport, readCameraTrapForm } from './camera-trap.js';
 import { exifTakenAt } from './exif-time.js';
 import { SteadyTargets } from './steady-targets.js';
-import { type IntakeDefaults, type IntakeResult, intakeTarget, storeObservations, storeSteadyBatch } from './intake.js';
+import { type IntakeDefaults, type IntakeResult, type SteadyOutcome, intakeTarget, storeObservations, storeSteadyBatch } from './intake.js';
 import { type ItemIssue, readItems, readObservation, throwItemIssues } from './observation-input.js';
 import { readRadioAgentBatch } from './radioagent.js';
 import { type ObservationQuery, readObservationFilter } from './reads.js';
@@ -29,9 +29,10 @@ function defaultsFor(providerType: string): IntakeDefaults {
 /** Counts observations by outcome (injected by the composition root; a no-op by default). */
 export interface SensorMetrics {
   observations(outcome: 'created' | 'duplicate' | 'rejected', count: number): void;
+  steadyBatch(outcome: SteadyOutcome): void;
 }
 
-const NO_METRICS: SensorMetrics = { observations: () => undefined };
+const NO_METRICS: SensorMetrics = { observations: () => undefined, steadyBatch: () => undefined };
 
 export type RadioAgentResult = { kind: 'heartbeat'; echo: Record<string, unknown> } | { kind: 'batch'; result: IntakeResult & { heartbeats: number } };
 
@@ -73,7 +74,7 @@ export class SensorService {
     const valid = observations.filter((o) => o !== null);
     const defaults = defaultsFor(providerType);
     // A steady stream needs no transaction (see storeSteadyBatch); anything new takes one.
-    const result = (await storeSteadyBatch(this.deps.store.repos, tenantId, providerKey, valid, this.deps.clock.now(), this.steadyTargets)) ??
+    const result = (await storeSteadyBatch(this.deps.store.repos, tenantId, providerKey, valid, this.deps.clock.now(), this.steadyTargets, (outcome) => this.metrics.steadyBatch(outcome))) ??
       (await this.deps.store.transaction(async (repos) => {
         const now = this.deps.clock.now();
         return storeObservations(repos, await intakeTarget(repos, tenantId, providerKey, valid, defaults, now), valid, defaults, now);
