@@ -2,6 +2,7 @@ import type { SteadyIntakeStamp, SubjectStatusUpdate } from '../../domain/ports.
 import type { Dialect } from '../knex.js';
 import { type NamedStatement, numbered, queryNamed, querySqlite } from '../direct.js';
 import { type Columns, insertFromJson } from '../json-rows.js';
+import { SUBJECTS_CATALOG } from './sensors.js';
 import { type Executor, jsonColumn } from '../rows.js';
 
 type Row = Record<string, unknown>;
@@ -45,10 +46,10 @@ const observationInsert = (where = '') => `${insertFromJson('postgres', 'observa
  * tenant's and tracks the stamped subject. Parameters: tenant, version, sources, tenant.
  */
 const STAMP_HOLDS = {
-  postgres: `COALESCE((SELECT version FROM catalog_versions WHERE tenant_id = ? AND catalog = 'subjects'), 0) = ?::bigint
+  postgres: `COALESCE((SELECT version FROM catalog_versions WHERE tenant_id = ? AND catalog = '${SUBJECTS_CATALOG}'), 0) = ?::bigint
     AND NOT EXISTS (SELECT 1 FROM json_to_recordset(?::json) AS e(id uuid, subject_id uuid) LEFT JOIN sensor_sources s ON s.id = e.id AND s.tenant_id = ?
       WHERE s.id IS NULL OR s.subject_id IS DISTINCT FROM e.subject_id)`,
-  sqlite: `COALESCE((SELECT version FROM catalog_versions WHERE tenant_id = ? AND catalog = 'subjects'), 0) = ?
+  sqlite: `COALESCE((SELECT version FROM catalog_versions WHERE tenant_id = ? AND catalog = '${SUBJECTS_CATALOG}'), 0) = ?
     AND NOT EXISTS (SELECT 1 FROM json_each(?) AS e LEFT JOIN sensor_sources s ON s.id = e.value ->> '$.id' AND s.tenant_id = ?
       WHERE s.id IS NULL OR s.subject_id IS NOT (e.value ->> '$.subject_id'))`,
 } as const;

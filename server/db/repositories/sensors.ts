@@ -9,8 +9,11 @@ import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 
 type Row = Record<string, unknown>;
 
-/** The catalog whose version every subject write moves (SubjectService, sensor intake). */
-const SUBJECTS_CATALOG = 'subjects';
+/**
+ * The catalog whose version every subject write moves (SubjectService, sensor intake): what a
+ * steady batch's stamp is checked against (observations-batch.ts).
+ */
+export const SUBJECTS_CATALOG = 'subjects';
 
 /** Rows per statement: far below the bound-parameter limits of both dialects. */
 const CHUNK = 400;
@@ -40,11 +43,6 @@ export const toSource = (row: Row): SensorSource => ({
   updatedAt: fromDbMillis(row.updated_at),
 });
 
-/**
- * Providers, sources, subject status and camera-image claims. Creation is always
- * INSERT ... ON CONFLICT DO NOTHING followed by a read, so concurrent first sights of the same
- * key never fail: on PostgreSQL the second insert waits for the first to commit, then skips.
- */
 /** The steady-intake read on PostgreSQL: provider, the batch's sources, and its subjects by name. */
 const STEADY_INTAKE_POSTGRES: NamedStatement = {
   name: 'fieldops_steady_intake',
@@ -52,9 +50,14 @@ const STEADY_INTAKE_POSTGRES: NamedStatement = {
     UNION ALL SELECT 's', row_to_json(s) FROM sensor_sources s JOIN sensor_providers p ON s.provider_id = p.id
       WHERE p.tenant_id = $1 AND p.provider_key = $2 AND s.manufacturer_id = ANY($3::text[])
     UNION ALL SELECT 'n', row_to_json(x) FROM subjects x WHERE x.tenant_id = $1 AND x.name = ANY($4::text[])
-    UNION ALL SELECT 'v', json_build_object('version', v.version) FROM catalog_versions v WHERE v.tenant_id = $1 AND v.catalog = 'subjects'`,
+    UNION ALL SELECT 'v', json_build_object('version', v.version) FROM catalog_versions v WHERE v.tenant_id = $1 AND v.catalog = '${SUBJECTS_CATALOG}'`,
 };
 
+/**
+ * Providers, sources, subject status and camera-image claims. Creation is always
+ * INSERT ... ON CONFLICT DO NOTHING followed by a read, so concurrent first sights of the same
+ * key never fail: on PostgreSQL the second insert waits for the first to commit, then skips.
+ */
 export class KnexSensorRepository implements SensorRepository {
   constructor(
     private readonly db: Executor,

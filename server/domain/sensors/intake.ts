@@ -91,23 +91,25 @@ export async function storeSteadyBatch(
   const manufacturerIds = [...new Set(items.map((item) => item.manufacturerId))];
   const names = candidateNames(items);
   const remembered = targets.find(tenantId, providerKey, manufacturerIds, names);
-  // Whatever is not steady goes to a transaction that will change what was read: forget it.
-  const settled = (result: IntakeResult | null, stored: SteadyOutcome) => {
-    if (result === null) targets.forget(tenantId, providerKey);
-    report(result === null ? 'transaction' : stored);
-    return result;
-  };
-  if (remembered) {
-    const result = await storeOnRead(repos, tenantId, items, remembered, now);
-    if (result !== CHANGED) return settled(result, 'remembered');
-    report('stale');
+  // Nothing remembered is handled as what was remembered having changed: read afresh.
+  let result = remembered ? await storeOnRead(repos, tenantId, items, remembered, now) : CHANGED;
+  let storedOn: SteadyOutcome = 'remembered';
+  if (result === CHANGED) {
+    if (remembered) report('stale');
+    const read = await repos.sensors.findSteadyIntake(tenantId, providerKey, manufacturerIds, names);
+    if (read) targets.remember(tenantId, providerKey, read, names);
+    result = read ? await storeOnRead(repos, tenantId, items, read, now) : null;
+    storedOn = 'read';
+    if (result === CHANGED) report('stale');
   }
-  const read = await repos.sensors.findSteadyIntake(tenantId, providerKey, manufacturerIds, names);
-  if (!read) return settled(null, 'read');
-  targets.remember(tenantId, providerKey, read, names);
-  const result = await storeOnRead(repos, tenantId, items, read, now);
-  if (result === CHANGED) report('stale');
-  return settled(result === CHANGED ? null : result, 'read');
+  if (result === null || result === CHANGED) {
+    // Not steady: the transaction that follows will change what was read, so forget it.
+    targets.forget(tenantId, providerKey);
+    report('transaction');
+    return null;
+  }
+  report(storedOn);
+  return result;
 }
 
 /**
