@@ -11,6 +11,7 @@ import * as eventsFamily from './20261123_0501_events_family.js';
 import * as offlinePull from './20261123_0601_offline_pull.js';
 import * as patrolSerials from './20261123_0701_patrol_serials.js';
 import * as patrolChildIds from './20261123_0801_patrol_child_ids.js';
+import * as subjectStatusIndex from './20261124_0101_subject_status_index.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -29,4 +30,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261123_0601_offline_pull', migration: offlinePull },
   { name: '20261123_0701_patrol_serials', migration: patrolSerials },
   { name: '20261123_0801_patrol_child_ids', migration: patrolChildIds },
+  { name: '20261124_0101_subject_status_index', migration: subjectStatusIndex },
 ];

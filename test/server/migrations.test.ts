@@ -33,3 +33,28 @@ t.test(`migrations run up, down and up again (${dialect})`, async (t) => {
     t.equal(sync?.synchronous, 1, 'NORMAL (1): durable against a crash of the process in WAL mode');
   }
 });
+
+t.test(`subject_status keeps one tenant index, (tenant_id, updated_at), which every status update writes (${dialect})`, async (t) => {
+  const reason = await unavailableReason();
+  if (reason) return void t.pass('skipped', { skip: reason });
+  const testDb = await createTestDatabase();
+  const database = openDatabase(testDb.config);
+  t.teardown(async () => {
+    await database.close();
+    await testDb.drop();
+  });
+  const { knex } = database;
+  await migrateToLatest(knex);
+  const indexes = async () => {
+    const rows = dialect === 'postgres'
+      ? ((await knex.raw("SELECT indexname AS name FROM pg_indexes WHERE tablename = 'subject_status'")) as { rows: Array<{ name: string }> }).rows
+      : ((await knex.raw("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'subject_status' AND name NOT LIKE 'sqlite_autoindex_%'")) as Array<{ name: string }>);
+    return rows.map((row) => row.name).filter((name) => name !== 'subject_status_pkey').sort();
+  };
+  t.same(await indexes(), ['subject_status_tenant_updated_idx'], 'the (tenant_id) index, a prefix of (tenant_id, updated_at), is gone');
+  const migration = serverMigrations.find((m) => m.name === '20261124_0101_subject_status_index')!.migration;
+  await migration.down!(knex);
+  t.same(await indexes(), ['subject_status_tenant_id_index', 'subject_status_tenant_updated_idx'], 'down restores it');
+  await migration.up(knex);
+  t.same(await indexes(), ['subject_status_tenant_updated_idx'], 'up drops it again');
+});
