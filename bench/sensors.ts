@@ -143,8 +143,9 @@ async function bareInserts(asStored: boolean): Promise<Run & { inserted: number;
         tally.record(measured, t0, created.length);
       }
     }));
+    const run = tally.summary();
     const row = await knex('observations').count({ n: '*' }).first();
-    return { ...tally.summary(), inserted: tally.all, stored: Number(row?.n ?? 0) };
+    return { ...run, inserted: tally.all, stored: Number(row?.n ?? 0) };
   } finally {
     await database.close();
     await db.drop();
