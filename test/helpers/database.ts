@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
+import type { Test } from 'tap';
 import type { DatabaseConfig } from '../../server/config.js';
+import { type Database, openDatabase } from '../../server/db/knex.js';
 
 /**
  * The dialect under test: `FIELDOPS_TEST_DIALECT=sqlite` (default) or `postgres`. The PostgreSQL
@@ -70,4 +72,23 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * A new, empty test database opened as the server opens it, closed and dropped when `t` ends;
+ * null, with a passing point that says why, when this dialect cannot run here.
+ */
+export async function openTestDatabase(t: Test): Promise<Database | null> {
+  const reason = await unavailableReason();
+  if (reason) {
+    t.pass('skipped', { skip: reason });
+    return null;
+  }
+  const testDb = await createTestDatabase();
+  const database = openDatabase(testDb.config);
+  t.teardown(async () => {
+    await database.close();
+    await testDb.drop();
+  });
+  return database;
 }

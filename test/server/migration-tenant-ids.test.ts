@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import t from 'tap';
-import { openDatabase } from '../../server/db/knex.js';
 import { serverMigrations } from '../../migrations/server/index.js';
-import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+import { dialect, openTestDatabase } from '../helpers/database.js';
 
 // Issue 13 item 12: the migration to per-tenant ids keeps every row and link, on both dialects,
 // and its down restores global ids with the data.
@@ -14,14 +13,8 @@ const config = (entries: readonly Entry[]): Knex.MigratorConfig => ({
 });
 
 t.test(`tenant-scoped ids: existing rows survive up and down (${dialect})`, async (t) => {
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const testDb = await createTestDatabase();
-  const database = openDatabase(testDb.config);
-  t.teardown(async () => {
-    await database.close();
-    await testDb.drop();
-  });
+  const database = await openTestDatabase(t);
+  if (!database) return;
   const { knex } = database;
   const before = serverMigrations.slice(0, serverMigrations.findIndex((entry) => entry.name === NAME));
   await knex.migrate.latest(config(before));

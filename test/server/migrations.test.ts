@@ -1,18 +1,11 @@
 import t from 'tap';
-import { openDatabase } from '../../server/db/knex.js';
 import { migrateToLatest, pendingMigrations, rollbackAll } from '../../server/db/migrate.js';
 import { serverMigrations } from '../../migrations/server/index.js';
-import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
+import { dialect, openTestDatabase } from '../helpers/database.js';
 
 t.test(`migrations run up, down and up again (${dialect})`, async (t) => {
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const testDb = await createTestDatabase();
-  const database = openDatabase(testDb.config);
-  t.teardown(async () => {
-    await database.close();
-    await testDb.drop();
-  });
+  const database = await openTestDatabase(t);
+  if (!database) return;
   const { knex } = database;
   t.same(await pendingMigrations(knex), serverMigrations.map((m) => m.name), 'everything pending on an empty database');
   t.same(await migrateToLatest(knex), serverMigrations.map((m) => m.name));
@@ -35,14 +28,8 @@ t.test(`migrations run up, down and up again (${dialect})`, async (t) => {
 });
 
 t.test(`subject_status keeps one tenant index, (tenant_id, updated_at), which every status update writes (${dialect})`, async (t) => {
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const testDb = await createTestDatabase();
-  const database = openDatabase(testDb.config);
-  t.teardown(async () => {
-    await database.close();
-    await testDb.drop();
-  });
+  const database = await openTestDatabase(t);
+  if (!database) return;
   const { knex } = database;
   await migrateToLatest(knex);
   const indexes = async () => {
