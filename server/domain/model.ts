@@ -91,6 +91,12 @@ export interface AuthorizationCodeRecord {
 /** `eventtypes_v1`: v1 event types and event categories (what the v1 types list shows). */
 export type CatalogName = 'patroltypes' | 'eventtypes' | 'eventtypes_v1' | 'choices' | 'subjects' | 'patrols';
 
+/**
+ * The catalog whose version every subject write moves (SubjectService, sensor intake), and which
+ * a steady sensor batch's stamp is checked against (SteadyIntakeStamp).
+ */
+export const SUBJECTS_CATALOG = 'subjects' satisfies CatalogName;
+
 export interface CatalogVersion {
   version: number;
   /** Newest change in the catalog (an updated_at, or the time of a deletion), epoch ms. */

@@ -1,8 +1,8 @@
+import { SUBJECTS_CATALOG } from '../../domain/model.js';
 import type { SteadyIntakeStamp, SubjectStatusUpdate } from '../../domain/ports.js';
 import type { Dialect } from '../knex.js';
 import { type NamedStatement, numbered, queryNamed, querySqlite } from '../direct.js';
 import { type Columns, insertFromJson } from '../json-rows.js';
-import { SUBJECTS_CATALOG } from './sensors.js';
 import { type Executor, jsonColumn } from '../rows.js';
 
 type Row = Record<string, unknown>;

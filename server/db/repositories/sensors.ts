@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SensorProvider, SensorSource, Subject } from '../../domain/model.js';
+import { type SensorProvider, type SensorSource, type Subject, SUBJECTS_CATALOG } from '../../domain/model.js';
 import { type NamedStatement, queryNamed } from '../direct.js';
 import type { Dialect } from '../knex.js';
 import { toSubject } from './subjects.js';
@@ -8,12 +8,6 @@ import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 
 type Row = Record<string, unknown>;
-
-/**
- * The catalog whose version every subject write moves (SubjectService, sensor intake): what a
- * steady batch's stamp is checked against (observations-batch.ts).
- */
-export const SUBJECTS_CATALOG = 'subjects';
 
 /** Rows per statement: far below the bound-parameter limits of both dialects. */
 const CHUNK = 400;

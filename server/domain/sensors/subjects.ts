@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { SensorSource, Subject } from '../model.js';
+import { type SensorSource, type Subject, SUBJECTS_CATALOG } from '../model.js';
 import type { Repositories } from '../ports.js';
 import { type ItemIssue, type ObservationInput, throwItemIssues } from './observation-input.js';
-
-const SUBJECTS = 'subjects';
 
 /**
  * Subject types follow from subtypes (EarthRanger's SubjectSubtype → SubjectType); a subtype we
@@ -38,7 +36,7 @@ export async function resolveSubjects(
 ): Promise<Map<number, string>> {
   const first = await plan(repos, tenantId, items, sources);
   if (!first.needsWrites) return first.subjectOf;
-  await repos.catalog.lock(tenantId, SUBJECTS);
+  await repos.catalog.lock(tenantId, SUBJECTS_CATALOG);
   const locked = await plan(repos, tenantId, items, sources);
   // A concurrent batch did it all while we waited for the lock: nothing changes, no bump.
   if (!locked.needsWrites) return locked.subjectOf;
@@ -62,7 +60,7 @@ export async function resolveSubjects(
       await repos.subjects.addToGroup(await repos.subjects.ensureGroup(tenantId, group, false, now), subjectId);
     }
   }
-  await repos.catalog.bump(tenantId, SUBJECTS, now);
+  await repos.catalog.bump(tenantId, SUBJECTS_CATALOG, now);
   return subjectOf;
 }
 

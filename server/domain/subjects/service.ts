@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
 import { strongEtag, type Validators } from '../catalog/etag.js';
-import type { Subject } from '../model.js';
+import { type Subject, SUBJECTS_CATALOG } from '../model.js';
 import type { Store } from '../ports.js';
-
-const CATALOG = 'subjects';
 
 export interface NewSubject {
   name: string;
@@ -28,7 +26,7 @@ export class SubjectService {
    */
   async trackedByValidators(ctx: RequestContext, profileHeader: string | undefined): Promise<Validators> {
     const principal = requirePermission(ctx, 'view_patrol', 'view_patroltype', 'view_subject');
-    const { version } = await this.deps.store.repos.catalog.version(principal.tenantId, CATALOG);
+    const { version } = await this.deps.store.repos.catalog.version(principal.tenantId, SUBJECTS_CATALOG);
     const who = principal.kind === 'user' ? principal.user.id : `app:${principal.client.id}`;
     const rights = principal.isSuperuser ? '*' : [...principal.permissions].sort().join(',');
     return { etag: strongEtag('trackedby', principal.tenantId, version, who, profileHeader ?? '', rights) };
@@ -43,7 +41,7 @@ export class SubjectService {
   /** Creates a subject (and its groups) in a tenant: demo data, admin tools and sensor intake. */
   async create(tenantId: string, input: NewSubject): Promise<Subject> {
     return this.deps.store.transaction(async (repos) => {
-      await repos.catalog.lock(tenantId, CATALOG);
+      await repos.catalog.lock(tenantId, SUBJECTS_CATALOG);
       const now = this.deps.clock.now();
       const subject: Subject = {
         id: randomUUID(),
@@ -61,7 +59,7 @@ export class SubjectService {
         const groupId = await repos.subjects.ensureGroup(tenantId, group.name, group.patrolLeaders ?? false, now);
         await repos.subjects.addToGroup(groupId, subject.id);
       }
-      await repos.catalog.bump(tenantId, CATALOG, now);
+      await repos.catalog.bump(tenantId, SUBJECTS_CATALOG, now);
       return subject;
     });
   }
@@ -69,11 +67,11 @@ export class SubjectService {
   /** Lets a user view a subject group (and so its members in the tracked-by schema). */
   async allowUserToViewGroup(tenantId: string, userId: string, groupName: string): Promise<void> {
     await this.deps.store.transaction(async (repos) => {
-      await repos.catalog.lock(tenantId, CATALOG);
+      await repos.catalog.lock(tenantId, SUBJECTS_CATALOG);
       const now = this.deps.clock.now();
       const groupId = await repos.subjects.ensureGroup(tenantId, groupName, false, now);
       await repos.subjects.allowUserToView(userId, groupId);
-      await repos.catalog.bump(tenantId, CATALOG, now);
+      await repos.catalog.bump(tenantId, SUBJECTS_CATALOG, now);
     });
   }
 }
