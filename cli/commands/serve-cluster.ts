@@ -37,7 +37,7 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
   await prepared.listener.close();
   const supervisor = new WorkerSupervisor({ count: config.workers, port, logger });
   // The primary accepts every connection and hands it to a worker (sticky for realtime sessions).
-  const balancer = new StickyBalancer({ pick: (slot) => supervisor.route(slot) });
+  const balancer = new StickyBalancer({ pick: (slot) => supervisor.route(slot), maxConnectionsPerAddress: config.maxConnectionsPerAddress });
   const stopOnSignal = waitForSignal();
   try {
     await balancer.listen(port, config.host).catch((error: NodeJS.ErrnoException) => Promise.reject(describeListenError(error, port, config.host)));

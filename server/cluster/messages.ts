@@ -28,6 +28,8 @@ export const METRICS_SUM = 'fieldops:metrics-sum';
 export const CONNECTION = 'fieldops:connection';
 /** Worker → primary: it holds the connection `id` (CONNECTION): the primary's copy can go. */
 export const ADOPTED = 'fieldops:adopted';
+/** Worker → primary: the connection `id` it adopted is closed (its per-address slot is free). */
+export const CLOSED = 'fieldops:closed';
 /** Worker → primary: a realtime change to relay to every worker. */
 export const REALTIME_PUBLISH = 'fieldops:realtime-publish';
 /** Primary → worker (every one, the publisher included): a realtime change to deliver to its sessions. */
@@ -42,6 +44,7 @@ export type WorkerMessage =
   | { type: typeof METRICS_ASK; id: number }
   | { type: typeof METRICS_LOCAL; id: number; metrics: RegistryJson }
   | { type: typeof ADOPTED; id: number }
+  | { type: typeof CLOSED; id: number }
   | { type: typeof REALTIME_PUBLISH; change: RealtimeChange };
 
 export type PrimaryMessage =

@@ -14,7 +14,8 @@
  */
 import net from 'node:net';
 import type { Worker } from 'node:cluster';
-import { ADOPTED, CONNECTION, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { AddressSlots } from '../security/connection-cap.js';
+import { ADOPTED, CLOSED, CONNECTION, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 /** The prefix of the session ids a worker in `slot` creates. */
 export const sessionIdPrefix = (slot: number): string => `w${slot}.`;
@@ -54,6 +55,12 @@ export interface StickyOptions {
   adoptTimeoutMs?: number;
   /** How long a connection may take to send its request line (default 10 s): then it is routed with what it sent, or cut if nothing. */
   firstChunkTimeoutMs?: number;
+  /**
+   * Connections one peer address may hold at once, counted from accept until the worker that
+   * serves it reports it closed (FIELDOPS_MAX_CONNECTIONS_PER_ADDRESS); beyond it a connection
+   * is destroyed as soon as it is accepted. 0 or absent: no cap.
+   */
+  maxConnectionsPerAddress?: number;
 }
 
 /** The primary's listening socket and its hand-over of connections to the workers. */
@@ -66,11 +73,15 @@ export class StickyBalancer {
    * copy of each until the worker says it holds it (ADOPTED): a worker that dies (or hangs)
    * before would otherwise leave the client waiting forever on a socket nobody reads.
    */
-  private readonly handed = new Map<number, { socket: net.Socket; worker: StickyTarget; timer: NodeJS.Timeout }>();
+  private readonly handed = new Map<number, { socket: net.Socket; worker: StickyTarget; timer: NodeJS.Timeout; release: () => void }>();
+  /** Connections a worker holds, by id, until it reports them closed (CLOSED) or goes away: their address slots. */
+  private readonly adopted = new Map<number, { worker: StickyTarget; release: () => void }>();
   private sequence = 0;
   private readonly watched = new WeakSet<StickyTarget>();
+  private readonly slots: AddressSlots;
 
   constructor(private readonly options: StickyOptions) {
+    this.slots = new AddressSlots(options.maxConnectionsPerAddress ?? 0);
     this.server = net.createServer({ pauseOnConnect: true }, (socket) => this.accept(socket));
   }
 
@@ -108,9 +119,19 @@ export class StickyBalancer {
     return this.waiting.size;
   }
 
+  /** Connections the address holds now, here or in a worker (for tests). */
+  openFrom(address: string): number {
+    return this.slots.open(address);
+  }
+
   private accept(socket: net.Socket): void {
+    const release = this.slots.take(socket.remoteAddress ?? '');
+    if (!release) return void socket.destroy();
     this.waiting.add(socket);
-    const forget = () => this.waiting.delete(socket);
+    const forget = () => {
+      this.waiting.delete(socket);
+      release();
+    };
     socket.once('close', forget);
     socket.on('error', () => socket.destroy());
     // The request line may come in several segments: bytes are collected until it is whole (a
@@ -123,12 +144,15 @@ export class StickyBalancer {
       socket.pause();
       stopReading(socket);
       socket.setTimeout(0);
-      forget();
+      this.waiting.delete(socket);
       socket.off('close', forget);
       const head = Buffer.concat(chunks, length);
       const worker = this.options.pick(slotOfRequest(head));
-      if (!worker) return void unavailable(socket);
-      this.hand(worker, socket, head);
+      if (!worker) {
+        socket.once('close', release);
+        return void unavailable(socket);
+      }
+      this.hand(worker, socket, head, release);
     };
     const collect = (chunk: Buffer) => {
       chunks.push(chunk);
@@ -140,11 +164,11 @@ export class StickyBalancer {
     socket.resume();
   }
 
-  private hand(worker: StickyTarget, socket: net.Socket, head: Buffer): void {
+  private hand(worker: StickyTarget, socket: net.Socket, head: Buffer, release: () => void): void {
     this.watch(worker);
     const id = ++this.sequence;
     const timer = setTimeout(() => this.drop(id), this.options.adoptTimeoutMs ?? 5000);
-    this.handed.set(id, { socket, worker, timer });
+    this.handed.set(id, { socket, worker, timer, release });
     const message: PrimaryMessage = { type: CONNECTION, id, head: head.toString('base64') };
     // keepOpen: the primary's copy is closed on ADOPTED (or when the worker is gone), not on
     // node's own acknowledgement, which never comes from a worker that dies first.
@@ -153,24 +177,39 @@ export class StickyBalancer {
     });
   }
 
-  /** Closes the primary's copy of a handed socket: the connection ends unless a worker holds it. */
-  private drop(id: number): void {
+  /**
+   * Closes the primary's copy of a handed socket: the connection ends unless the worker holds it
+   * (`adopted`), whose slot is then kept until the worker reports the connection closed.
+   */
+  private drop(id: number, adopted = false): void {
     const entry = this.handed.get(id);
     if (!entry) return;
     this.handed.delete(id);
     clearTimeout(entry.timer);
     entry.socket.destroy();
+    if (adopted) this.adopted.set(id, { worker: entry.worker, release: entry.release });
+    else entry.release();
+  }
+
+  /** A connection the worker served is closed (or the worker went away): its slot is free. */
+  private closed(id: number): void {
+    this.drop(id);
+    this.adopted.get(id)?.release();
+    this.adopted.delete(id);
   }
 
   private watch(worker: StickyTarget): void {
     if (this.watched.has(worker)) return;
     this.watched.add(worker);
     const onMessage = (message: unknown) => {
-      if (isMessage<WorkerMessage>(message) && message.type === ADOPTED) this.drop(message.id);
+      if (!isMessage<WorkerMessage>(message)) return;
+      if (message.type === ADOPTED) this.drop(message.id, true);
+      else if (message.type === CLOSED) this.closed(message.id);
     };
     const onGone = () => {
       worker.off('message', onMessage);
       for (const [id, entry] of this.handed) if (entry.worker === worker) this.drop(id);
+      for (const [id, entry] of this.adopted) if (entry.worker === worker) this.closed(id);
     };
     worker.on('message', onMessage);
     worker.once('exit', onGone);

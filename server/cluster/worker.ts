@@ -8,7 +8,7 @@ import type { RealtimeChange, RealtimeRelay } from '../http/realtime/hub.js';
 import type { Registry } from 'prom-client';
 import { UnavailableError } from '../domain/errors.js';
 import type { ClusterMetrics, Exposition } from '../metrics/metrics.js';
-import { ADOPTED, CONNECTION, DRAINING, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
+import { ADOPTED, CLOSED, CONNECTION, DRAINING, HELLO, METRICS_ASK, METRICS_COLLECT, METRICS_LOCAL, METRICS_SUM, READY, REALTIME_DELIVER, REALTIME_PUBLISH, SHUTDOWN, START, isMessage, type PrimaryMessage, type WorkerMessage } from './messages.js';
 
 export interface WorkerIdentity {
   /** cluster's worker id: 1, 2, ...; a replacement gets the next one. */
@@ -125,13 +125,18 @@ export class WorkerMetricsLink implements ClusterMetrics {
 
 /**
  * Passes the connections the primary hands over (server/cluster/sticky.ts) to `adopt`, with the
- * bytes the primary read from each first, and tells the primary each is held (it closes its copy).
+ * bytes the primary read from each first, tells the primary each is held (it closes its copy),
+ * and later that it is closed (the primary counts connections per address until then).
  */
 export function receiveConnections(adopt: (socket: Socket, head: Buffer) => void): void {
   process.on('message', (message: unknown, handle: unknown) => {
     if (!isMessage<PrimaryMessage>(message) || message.type !== CONNECTION || !handle) return;
-    adopt(handle as Socket, Buffer.from(message.head, 'base64'));
-    send({ type: ADOPTED, id: message.id });
+    const socket = handle as Socket;
+    const { id } = message;
+    // 'close' comes in a later turn than this one, so ADOPTED always reaches the primary first.
+    socket.once('close', () => send({ type: CLOSED, id }));
+    adopt(socket, Buffer.from(message.head, 'base64'));
+    send({ type: ADOPTED, id });
   });
 }
 

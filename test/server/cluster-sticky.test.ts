@@ -181,3 +181,64 @@ t.test('a connection that sends nothing is cut after the timeout; one no worker 
   balancer.close();
   await t.rejects(new Promise((resolve, reject) => net.connect(port, '127.0.0.1', () => resolve(undefined)).once('error', reject)), 'closed: nothing listens');
 });
+
+/** Resolves true when the server closes the connection without a byte, false when it answers (or holds it for 1.5 s). */
+function cutAtOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    let answered = false;
+    socket.on('data', () => (answered = true));
+    socket.on('error', () => {});
+    const timer = setTimeout(() => (socket.destroy(), resolve(false)), 1500);
+    socket.once('close', () => (clearTimeout(timer), resolve(!answered)));
+  });
+}
+
+async function until(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 80 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  return check();
+}
+
+/**
+ * Issue 24, finding 6: the primary held idle connections uncapped (600 from one address, each up
+ * to 10 s, where one process alone caps at 128). The primary counts an address's connections
+ * from accept until the worker serving it reports it closed: those still sending their request
+ * line, those handed over, those a worker holds alive.
+ */
+t.test('the primary caps the connections one address holds, over their whole life', async (t) => {
+  const worker = await startWorker(t);
+  const balancer = new StickyBalancer({ pick: () => worker, maxConnectionsPerAddress: 3 });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  const connect = () => new Promise<net.Socket>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+    socket.on('error', () => {});
+  });
+
+  // Idle connections that never send a request line hold their slots at the primary.
+  const idle = [await connect(), await connect(), await connect()];
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 3), 'three idle connections are counted');
+  t.equal(await cutAtOnce(port), true, 'a fourth is cut at once, without an answer');
+  idle.forEach((socket) => socket.destroy());
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'closed idle connections free their slots');
+
+  // Keep-alive connections served by the worker keep their slots until the worker sees them close.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 3 });
+  t.teardown(() => agent.destroy());
+  const served = await Promise.all([0, 1, 2].map(() => post(port, [Buffer.from('x')], agent)));
+  t.ok(served.every((answer) => answer.pid === worker.pid), 'three requests served on kept connections');
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 3), 'the kept connections still count, held by the worker');
+  t.equal(await cutAtOnce(port), true, 'so a fourth connection is cut');
+  agent.destroy();
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'the worker reports them closed: the slots are free');
+  t.equal(await cutAtOnce(port), false, 'and a new connection is served');
+
+  // A worker that dies gives back the slots of every connection it held.
+  const kept = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  t.teardown(() => kept.destroy());
+  await Promise.all([0, 1].map(() => post(port, [Buffer.from('y')], kept)));
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 2), 'two kept connections');
+  worker.kill('SIGKILL');
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'freed when their worker is gone');
+});
