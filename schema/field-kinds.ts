@@ -91,7 +91,7 @@ export function classifyField(schema: unknown): FieldKind {
   if (type === 'boolean') return 'boolean';
   if (type === 'string') {
     if (isInlineChoice(schema)) return 'inline_choice';
-    const format = typeof schema.format === 'string' ? DATE_FORMATS[schema.format] : undefined;
+    const format = typeof schema.format === 'string' && Object.hasOwn(DATE_FORMATS, schema.format) ? DATE_FORMATS[schema.format] : undefined;
     return format ?? 'text';
   }
   return 'unknown';

@@ -101,7 +101,7 @@ function parentIssues(name: string, definition: JsonObject, at: string, context:
 
 function typeIssues(name: string, definition: JsonObject, at: string, field: FieldInfo | undefined): SchemaIssue[] {
   const type = definition.type;
-  const rule = typeof type === 'string' ? UI_FIELD_TYPES[type] : undefined;
+  const rule = typeof type === 'string' && Object.hasOwn(UI_FIELD_TYPES, type) ? UI_FIELD_TYPES[type] : undefined;
   if (!rule) {
     return [definitionError(joinPointer(at, 'type'), `unknown UI type ${JSON.stringify(type)} for field \`${name}\``,
       `use one of: ${Object.keys(UI_FIELD_TYPES).join(', ')}`)];

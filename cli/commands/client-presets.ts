@@ -16,7 +16,7 @@ export function presetClient(preset: string | undefined, command: Partial<NewCli
     if (!command.clientId) throw new UserFacingError('create-client needs --client-id or --preset', `Presets: ${Object.keys(PRESETS).join(', ')}.`, EXIT.usage);
     return command as NewClientCommand;
   }
-  const values = PRESETS[preset];
+  const values = Object.hasOwn(PRESETS, preset) ? PRESETS[preset] : undefined;
   if (!values) throw new UserFacingError(`unknown preset "${preset}"`, `Presets: ${Object.keys(PRESETS).join(', ')}.`, EXIT.usage);
   return {
     ...command,

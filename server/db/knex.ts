@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { withoutStatementText } from './statement-text.js';
 import knexFactory, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config.js';
 import { ImmediateSqliteClient, SQLITE_BUSY_TIMEOUT_MS } from './sqlite-client.js';
@@ -51,10 +52,11 @@ export function openDatabase(config: DatabaseConfig): Database {
     // 0700 directories and a 0600 database file (its -wal and -shm follow the file's mode).
     ensurePrivateDirSync(path.dirname(config.filename));
     if (config.filename !== ':memory:') createPrivateFileSync(config.filename);
-    const knex = knexFactory({
+    const knex = withoutStatementText(knexFactory({
       client: ImmediateSqliteClient as unknown as typeof Knex.Client,
       connection: { filename: config.filename },
       useNullAsDefault: true,
+      compileSqlOnError: false,
       // better-sqlite3 is synchronous: one connection serialises writes without SQLITE_BUSY
       // between our own requests; other processes are covered by busy_timeout and by
       // transactions that take the write lock when they begin (see sqlite-client.ts).
@@ -73,16 +75,17 @@ export function openDatabase(config: DatabaseConfig): Database {
           }
         },
       },
-    });
+    }));
     return { knex, dialect: 'sqlite', description: `sqlite ${config.filename}`, poolStats: poolStatsOf(knex, 1), close: () => knex.destroy() };
   }
-  const knex = knexFactory({
+  const knex = withoutStatementText(knexFactory({
     client: 'pg',
     connection: { connectionString: config.url, connectionTimeoutMillis: 5000 },
     pool: { min: 0, max: config.poolMax, acquireTimeoutMillis: 10000 },
     acquireConnectionTimeout: 10000,
+    compileSqlOnError: false,
     log: KNEX_LOG,
-  });
+  }));
   return { knex, dialect: 'postgres', description: `postgres ${redactUrl(config.url)}`, poolStats: poolStatsOf(knex, config.poolMax), close: () => knex.destroy() };
 }
 

@@ -41,9 +41,14 @@ export function sniffContentType(head: Uint8Array): string {
     const expected = typeof bytes === 'string' ? [...bytes].map((c) => c.charCodeAt(0)) : bytes;
     if (head.length >= offset + expected.length && expected.every((byte, i) => head[offset + i] === byte)) return type;
   }
-  if (head.length >= 12 && ascii(0, 4) === 'RIFF') return RIFF_TYPES[ascii(8, 4)] ?? 'application/octet-stream';
-  if (head.length >= 12 && ascii(4, 4) === 'ftyp') return BMFF_BRANDS[ascii(8, 4)] ?? 'application/octet-stream';
+  if (head.length >= 12 && ascii(0, 4) === 'RIFF') return ownValue(RIFF_TYPES, ascii(8, 4)) ?? 'application/octet-stream';
+  if (head.length >= 12 && ascii(4, 4) === 'ftyp') return ownValue(BMFF_BRANDS, ascii(8, 4)) ?? 'application/octet-stream';
   return 'application/octet-stream';
+}
+
+/** A table's own entry for a name read from the file (never a member of Object.prototype). */
+function ownValue(table: Record<string, string>, name: string): string | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
 }
 
 export function isImage(contentType: string): boolean {

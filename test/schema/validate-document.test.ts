@@ -1,5 +1,6 @@
 import t from 'tap';
 import { analyseDocument, validateDocument } from '../../schema/index.js';
+import { classifyField } from '../../schema/field-kinds.js';
 import { codes, readFixtureJson } from './support.js';
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
@@ -76,6 +77,19 @@ t.test('ui rules', async (t) => {
     'ui_reference_error /ui/sections/section-1/rightColumn/2/name',
   ]);
   t.ok(issues.every((i) => i.category === 'ui'));
+});
+
+/**
+ * Issue 24, finding 4 (every map of user-given names): names of Object.prototype's members are
+ * no UI type and no date format. Before, `constructor` found Object itself in the tables.
+ */
+t.test('names of Object.prototype members are unknown, never a table entry', async (t) => {
+  for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+    t.equal(classifyField({ type: 'string', format: name }), 'text', `format ${name} is plain text`);
+    const { valid, issues } = validateDocument(minimal({ a: { type: 'string' } }, { fields: { a: { type: name } } }));
+    t.equal(valid, false, `ui type ${name} is refused`);
+    t.match(codes(issues), ['ui_definition_error /ui/fields/a/type'], `ui type ${name}: an unknown UI type`);
+  }
 });
 
 t.test('json rules in detail', async (t) => {

@@ -112,6 +112,12 @@ t.test(`events family: original paths, fields, ETag and If-Match, filters (${dia
       t.equal(response.status, 400, `${bad}: 400`);
       t.ok(response.body.status, 'the contract error body');
     }
+    // Issue 24, finding 4: names of Object.prototype's members were a 500 (and SQL in the log).
+    for (const name of ['constructor', '-toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+      const response = await s.json(`${E}?sort_by=${name}`, { token });
+      t.equal(response.status, 400, `sort_by=${name}: 400`);
+      t.match(JSON.stringify(response.body), /event_time, .*serial_number/, `sort_by=${name}: the answer names the allowed sorts`);
+    }
     const sorted = await listed('sort_by=serial_number');
     const serials = sorted.results.map((event: { serial_number: number }) => event.serial_number);
     t.same(serials, [...serials].sort((a: number, b: number) => a - b), 'sort_by=serial_number');

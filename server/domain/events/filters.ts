@@ -108,7 +108,9 @@ export function readEventListQuery(query: EventListQuery): ReadFilter {
   }
   if (query.sortBy) {
     const descending = query.sortBy.startsWith('-');
-    const column = SORTS[query.sortBy.replace(/^-/, '') as keyof typeof SORTS];
+    const name = query.sortBy.replace(/^-/, '');
+    // Own entries only: `constructor`, `__proto__` or `toString` must not reach Object.prototype.
+    const column = Object.hasOwn(SORTS, name) ? SORTS[name as keyof typeof SORTS] : undefined;
     if (!column) fail('sort_by', `Unknown sort "${query.sortBy.slice(0, 40)}".`, `Use ${Object.keys(SORTS).join(', ')}, with "-" for newest first.`);
     else filter.sort = { column, descending };
   }

@@ -74,7 +74,7 @@ function revisionItem(entry: Record<string, unknown>): unknown {
   const { changes: _changes, ...rest } = entry;
   return {
     ...rest,
-    action: ACTIONS[String(entry.action)] ?? entry.action,
+    action: Object.hasOwn(ACTIONS, String(entry.action)) ? ACTIONS[String(entry.action)] : entry.action,
     updated_fields: Array.isArray(entry.updated_fields) ? entry.updated_fields : [],
     user: user ? { id: user.id, username: user.username, first_name: user.first_name ?? '', last_name: user.last_name ?? '', content_type: 'accounts.user' } : null,
   };
