@@ -1,11 +1,13 @@
 import { type FieldErrors, type FieldIssue, InputError } from '../errors.js';
+import { nameTable } from '../name-table.js';
 
 /**
  * Small, strict readers for write bodies: each records a field error instead of throwing, so
  * that every problem of a body is reported at once.
  */
 export class BodyReader {
-  readonly errors: FieldErrors = {};
+  /** By field name, the body's own (`rejectUnknown` reports whatever names were sent). */
+  readonly errors: FieldErrors = nameTable();
 
   constructor(readonly body: Record<string, unknown>) {}
 

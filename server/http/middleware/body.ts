@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import getRawBody from 'raw-body';
 import { InputError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../domain/errors.js';
 import type { AppContext, Middleware } from '../state.js';
+import { nameTable } from '../../domain/name-table.js';
 
 export type FormFields = Record<string, string[]>;
 export type BodyKind = 'json' | 'form';
@@ -59,7 +60,7 @@ async function raw(ctx: AppContext, limit: number): Promise<string> {
 }
 
 function urlEncodedFields(text: string): FormFields {
-  const fields: FormFields = {};
+  const fields: FormFields = nameTable();
   for (const [key, value] of new URLSearchParams(text)) (fields[key] ??= []).push(value);
   return fields;
 }
@@ -73,7 +74,7 @@ function multipartFields(ctx: AppContext, limit: number): Promise<FormFields> {
       reject(InputError.field('body', 'parse_error', 'Malformed multipart body.', ['Send multipart/form-data with a boundary.']));
       return;
     }
-    const fields: FormFields = {};
+    const fields: FormFields = nameTable();
     let failure: Error | null = null;
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) failure ??= new PayloadTooLargeError(`A form field is larger than ${limit} bytes.`);

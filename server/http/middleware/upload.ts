@@ -5,6 +5,7 @@ import type { FileStore, StagedFile } from '../../storage/file-store.js';
 import { TooManyUploadsError, type UploadSlots } from '../upload-slots.js';
 import type { AppContext } from '../state.js';
 import type { FormFields } from './body.js';
+import { nameTable } from '../../domain/name-table.js';
 
 export interface UploadOptions {
   /** The multipart field that carries the file (e.g. `filecontent.file`). */
@@ -88,7 +89,7 @@ function readUpload(ctx: AppContext, store: FileStore, options: Pick<UploadOptio
       reject(malformed());
       return;
     }
-    const fields: FormFields = {};
+    const fields: FormFields = nameTable();
     let filename = '';
     let staging: Promise<Staging> | null = null;
     let receiving: PassThrough | null = null;

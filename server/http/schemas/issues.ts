@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldErrors, FieldIssue } from '../../domain/errors.js';
 import type { JSONSchema } from './types.js';
+import { nameTable } from '../../domain/name-table.js';
 
 /**
  * Turns Ajv errors into the contract's field errors, keyed and coded the way the domain
@@ -102,7 +103,8 @@ function readerKey(segments: string[]): string {
  */
 export function mapIssues(errors: readonly ErrorObject[], root: JSONSchema, data: unknown, rootKey: string, detail: string): MappedIssues {
   const batchKey = typeof root['x-batch-key'] === 'string' ? (root['x-batch-key'] as string) : null;
-  const fields: FieldErrors = {};
+  // Keys are property names the client sent (`constructor`, `__proto__` among them).
+  const fields: FieldErrors = nameTable();
   const seen = new Set<string>();
   const items = new Set<number>();
   for (const error of errors) {
