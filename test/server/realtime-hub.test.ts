@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { Principal } from '../../server/domain/context.js';
 import { RealtimeHub } from '../../server/http/realtime/hub.js';
+import { withoutOrigin } from '../../server/http/realtime/urls.js';
 
 /** A principal as the token check gives it: only what the hub reads is meaningful. */
 const viewer = { kind: 'user', tenantId: 'north', permissions: new Set(['view_event']), isSuperuser: false } as unknown as Principal;
@@ -11,7 +12,7 @@ t.test('a token that cannot be checked now skips the delivery and keeps the sess
   const sent: number[] = [];
   let closed = 0;
   let answer: () => Promise<Principal | null> = async () => viewer;
-  hub.add({ tenantId: 'north', authorize: () => answer(), send: (_type, payload) => sent.push(payload.mid as number), close: () => closed++ });
+  hub.add({ tenantId: 'north', origin: 'http://north.example', authorize: () => answer(), send: (_type, payload) => sent.push(payload.mid as number), close: () => closed++ });
 
   hub.publish('north', 'event', 'created', { id: 'e1' });
   await settle();
@@ -35,4 +36,23 @@ t.test('a token that cannot be checked now skips the delivery and keeps the sess
   hub.publish('north', 'event', 'created', { id: 'e5' });
   await settle();
   t.same(sent, [1, 2], 'and it gets nothing more');
+});
+
+t.test("each session's copy of a change has its URLs on the session's own origin, none on the writer's", async (t) => {
+  const hub = new RealtimeHub();
+  const got: Record<string, any> = {};
+  for (const origin of ['http://127.0.0.1:8000', 'https://fieldops.example.org']) {
+    hub.add({ tenantId: 'north', origin, authorize: async () => viewer, send: (_type, payload) => (got[origin] = payload.event_data), close: () => {} });
+  }
+  const written = {
+    id: 'e1',
+    url: 'http://attacker.example/api/v1.0/activity/event/e1',
+    files: [{ id: 'f1', url: 'http://attacker.example/api/v1.0/activity/event/e1/file/f1/content' }],
+    event_details: { url: 'http://attacker.example/kept-as-written' },
+  };
+  hub.publish('north', 'event', 'created', withoutOrigin('event', written));
+  await settle();
+  t.same(got['http://127.0.0.1:8000'], { ...written, url: 'http://127.0.0.1:8000/api/v1.0/activity/event/e1', files: [{ id: 'f1', url: 'http://127.0.0.1:8000/api/v1.0/activity/event/e1/file/f1/content' }] });
+  t.equal(got['https://fieldops.example.org'].files[0].url, 'https://fieldops.example.org/api/v1.0/activity/event/e1/file/f1/content');
+  t.same(got['https://fieldops.example.org'].event_details, written.event_details, 'event_details are data, never rewritten');
 });

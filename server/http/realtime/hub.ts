@@ -1,11 +1,14 @@
 import type { Principal } from '../../domain/context.js';
 import { hasPermission } from '../../domain/context.js';
 import type { Permission } from '../../domain/permissions.js';
+import { withOrigin } from './urls.js';
 
 /** One connected, authorised realtime session (a socket of the web app). */
 export interface RealtimeSession {
   /** The tenant of the session's token (fixed for the token's life). */
   tenantId: string;
+  /** The origin of the session's own handshake: the absolute URLs it is sent are built on it. */
+  origin: string;
   /**
    * The session's principal now, from its token: null when the token has expired or was revoked
    * since (or its user deactivated). Permissions are the current ones. Rejects when the token
@@ -25,7 +28,10 @@ const KINDS = {
 
 export type RealtimeKind = keyof typeof KINDS;
 
-/** One change as published: plain JSON, so that it can travel between processes. */
+/**
+ * One change as published: plain JSON, so that it can travel between processes, and
+ * host-independent: its URLs are paths (urls.ts `withoutOrigin`), made absolute per session.
+ */
 export interface RealtimeChange {
   tenantId: string;
   kind: RealtimeKind;
@@ -65,6 +71,11 @@ export class RealtimeHub {
     return () => this.sessions.delete(entry);
   }
 
+  /** Sessions registered now (read-only; the `authorized` realtime gauge). */
+  get size(): number {
+    return this.sessions.size;
+  }
+
   /** Whether a published change may reach a session: with a relay, sessions elsewhere count too. */
   get listening(): boolean {
     return this.relay !== null || this.sessions.size > 0;
@@ -95,6 +106,6 @@ export class RealtimeHub {
     const type = spec[change];
     const mid = (session.mids.get(type) ?? 0) + 1;
     session.mids.set(type, mid);
-    session.send(type, { type, mid, [spec.id]: data.id, [spec.data]: data, matches_current_filter: true, count: 1 });
+    session.send(type, { type, mid, [spec.id]: data.id, [spec.data]: withOrigin(kind, data, session.origin), matches_current_filter: true, count: 1 });
   }
 }

@@ -1,13 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server as HttpServer, ServerResponse } from 'node:http';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
 import { AuthenticationError, NotAllowedError } from '../../domain/errors.js';
 import type { OAuthService } from '../../domain/oauth/service.js';
+import type { Metrics } from '../../metrics/metrics.js';
+import { requestOrigin } from '../query.js';
+import type { AppContext, AppState } from '../state.js';
+import { type EngineConn, type Handshake, type RealtimeLimits, SessionGuard } from './guard.js';
 import type { RealtimeHub } from './hub.js';
+import { realtimeMetrics } from './metrics.js';
+import { screenRealtimeRequests } from './requests.js';
 
 /** Largest message a client may send (authorization, filters, echo): they are all small. */
 const MAX_MESSAGE_BYTES = 16 * 1024;
+/** engine.io's heartbeat (its defaults, stated: a client that reads answers a ping within both). */
+const PING_INTERVAL_MS = 25_000;
+const PING_TIMEOUT_MS = 20_000;
 
 /**
  * Namespaces served. The web app connects to `/das` (the original server's namespace: on any
@@ -16,34 +26,73 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
  */
 const NAMESPACES = ['/das', '/'] as const;
 
+export interface RealtimeDeps {
+  oauth: OAuthService;
+  hub: RealtimeHub;
+  logger: Logger;
+  metrics: Metrics;
+  /** The HTTP app: a handshake's client address and origin are read as its requests' are. */
+  app: Koa<AppState>;
+  trustProxy: boolean;
+  limits: RealtimeLimits;
+  sessionIdPrefix?: string;
+}
+
 /**
  * The web app's realtime channel (socket.io at `/socket.io`, on the API's server and port).
  * A socket is authorised by the access token it sends in its `authorization` message (the
  * same check as a REST call: `resp_authorization` 200, or 401 and disconnect); only then does
  * it receive the changes its principal may see, for as long as the token stays valid (checked
- * at each delivery: a revoked or expired token ends the session). `echo` is answered with
- * `echo_resp`.
+ * at each delivery: a revoked or expired token ends the session), and is its `echo` answered
+ * (`echo_resp`). Until then it is answered nothing else. What a client may make the server
+ * hold is bounded by the SessionGuard (guard.ts).
  */
-export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; hub: RealtimeHub; logger: Logger; sessionIdPrefix?: string }): { close(): Promise<void> } {
-  const io = new Server(server, { path: '/socket.io', serveClient: false, maxHttpBufferSize: MAX_MESSAGE_BYTES, cors: { origin: false } });
+export function attachRealtime(server: HttpServer, deps: RealtimeDeps): { close(): Promise<void> } {
+  const counters = realtimeMetrics(deps.metrics, () => ({ connected: guard.size, authorized: deps.hub.size, queuedPackets: guard.queuedPackets }));
+  const guard = new SessionGuard({
+    limits: deps.limits,
+    stallMs: PING_INTERVAL_MS + PING_TIMEOUT_MS,
+    handshake: (req) => handshakeOf(deps, req),
+    refused: counters.refused,
+    dropped: counters.dropped,
+    logger: deps.logger,
+  });
+  const io = new Server(server, {
+    path: '/socket.io',
+    serveClient: false,
+    maxHttpBufferSize: MAX_MESSAGE_BYTES,
+    pingInterval: PING_INTERVAL_MS,
+    pingTimeout: PING_TIMEOUT_MS,
+    cors: { origin: false },
+    allowRequest: guard.allowRequest,
+  });
+  io.engine.on('connection', (conn: EngineConn) => guard.admit(conn));
   // A cluster worker's session ids name the worker, so that the primary routes each request of
   // a session to the one worker that knows it (server/cluster/sticky.ts reads the prefix).
   const prefix = deps.sessionIdPrefix;
-  if (prefix) {
-    io.engine.generateId = () => prefix + randomBytes(15).toString('base64url');
-    refuseMisrouted(server, prefix);
-  }
+  if (prefix) io.engine.generateId = () => prefix + randomBytes(15).toString('base64url');
+  screenRealtimeRequests(server, prefix);
+
   const onConnection = (socket: Socket) => {
+    const conn = socket.conn as unknown as EngineConn;
     let remove: (() => void) | null = null;
+    let checking = false;
     socket.on('authorization', async (message: unknown) => {
+      // One check at a time per socket: a flood of them would each read the database.
+      if (checking) return;
+      checking = true;
       const header = String((message as { authorization?: unknown } | null)?.authorization ?? '');
       const token = /^bearer\s+(\S+)$/i.exec(header.trim())?.[1];
       try {
         if (!token) throw new Error('no token');
         const principal = await deps.oauth.authenticateBearer(token, undefined);
+        // The socket may have closed while the token was checked; its 'disconnect' has run
+        // then, and would never remove a registration made now (issue 24).
+        if (!socket.connected) return;
         remove?.();
         remove = deps.hub.add({
           tenantId: principal.tenantId,
+          origin: guard.originOf(conn),
           authorize: async () => {
             try {
               return await deps.oauth.authenticateBearer(token, undefined);
@@ -56,14 +105,23 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
           send: (type, payload) => void socket.emit(type, payload),
           close: () => void socket.disconnect(true),
         });
+        guard.authorized(conn);
         socket.emit('resp_authorization', { status: { code: 200, message: 'OK' } });
       } catch {
+        if (!socket.connected) return;
         socket.emit('resp_authorization', { status: { code: 401, message: 'Unauthorized' } });
         socket.disconnect(true);
+      } finally {
+        checking = false;
       }
     });
-    socket.on('echo', () => void socket.emit('echo_resp', { data: 'pong' }));
-    socket.on('disconnect', () => remove?.());
+    socket.on('echo', () => {
+      if (remove) socket.emit('echo_resp', { data: 'pong' });
+    });
+    socket.on('disconnect', () => {
+      remove?.();
+      remove = null;
+    });
   };
   for (const name of NAMESPACES) io.of(name).on('connection', onConnection);
   io.engine.on('connection_error', (error: { code?: number; message?: string }) => deps.logger.debug({ code: error.code, message: error.message }, 'realtime connection refused'));
@@ -71,6 +129,7 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
   // the server's own shutdown does that. Here only the realtime sessions end.
   return {
     close: async () => {
+      guard.close();
       for (const name of NAMESPACES) io.of(name).disconnectSockets(true);
       io.engine.close();
     },
@@ -78,31 +137,18 @@ export function attachRealtime(server: HttpServer, deps: { oauth: OAuthService; 
 }
 
 /**
- * With workers, the primary routes a connection by its first request, and a keep-alive
- * connection stays with its worker: a browser may later send a poll of a session another worker
- * holds on it. Such a request is answered 503 with `Connection: close` instead of engine.io's
- * "Session ID unknown" (400): the client's retry, or its reconnection, comes on a new
- * connection, which the primary routes by the session id. Clients that upgrade to WebSocket
- * (the web app does within its first requests) then stay on the right worker.
- * NOTE: forwarding such a request to its worker would spare the retry; not built.
+ * A handshake's client address and origin, read exactly as the HTTP side reads a request's
+ * (Koa's `ctx.ip` under the app's proxy settings, and `requestOrigin`, which refuses a Host
+ * that is not a valid host[:port]). NOTE: only request getters are read; the response is a
+ * placeholder that is never written.
  */
-function refuseMisrouted(server: HttpServer, prefix: string): void {
-  const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
-  server.removeAllListeners('request');
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!isMisrouted(req.url, prefix)) {
-      for (const listener of listeners) listener.call(server, req, res);
-      return;
-    }
-    res.shouldKeepAlive = false;
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0', connection: 'close' });
-    res.end(JSON.stringify({ status: { code: 503, message: 'Service Unavailable', detail: 'This realtime session is held by another worker: retry on a new connection.' } }));
-  });
-}
-
-/** A realtime request naming a session of another worker (`w<slot>.` ids). */
-export function isMisrouted(url: string | undefined, prefix: string): boolean {
-  if (!url?.startsWith('/socket.io/')) return false;
-  const sid = /[?&]sid=([^&]*)/.exec(url)?.[1];
-  return sid !== undefined && /^w\d+\./.test(sid) && !sid.startsWith(prefix);
+function handshakeOf(deps: RealtimeDeps, req: IncomingMessage): Handshake {
+  const ctx = deps.app.createContext(req, new ServerResponse(req)) as unknown as AppContext;
+  let origin: string | null;
+  try {
+    origin = requestOrigin(ctx, deps.trustProxy);
+  } catch {
+    origin = null;
+  }
+  return { address: ctx.ip, origin };
 }
