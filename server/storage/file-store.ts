@@ -31,6 +31,12 @@ export interface StagedFile {
   discard(): Promise<void>;
 }
 
+/** A file found in a store by `list`. */
+export interface ListedFile {
+  sha256: string;
+  modifiedAt: number;
+}
+
 /** An inclusive byte range of a stored file (HTTP `Range: bytes=start-end`). */
 export interface ByteRange {
   start: number;
@@ -55,6 +61,14 @@ export interface FileStore {
   /** The bytes of a stored file (or of one range of them); a missing file errors the stream. */
   openRead(relative: string, range?: ByteRange): Readable;
   has(sha256: string): Promise<boolean>;
+  /**
+   * Removes the bytes stored under `sha256`; nothing when there are none. Content is shared by
+   * every row (and tenant) that stored the same bytes: only the sweeper calls this, once it has
+   * claimed the key and found nothing using it (server/storage/file-sweeper.ts).
+   */
+  remove(sha256: string): Promise<void>;
+  /** Every stored file: its sha256 and when its bytes were written (whole epoch ms), in no set order. */
+  list(): AsyncIterable<ListedFile>;
   /** A time-limited URL a client may fetch the bytes from directly, or null: stream them. */
   downloadUrl(relative: string, response: { disposition: string; contentType: string }): Promise<string | null>;
 }
@@ -166,6 +180,30 @@ export class DiskFileStore implements FileStore {
     return fs.promises.access(this.absolutePath(relativePathOf(sha256))).then(() => true, () => false);
   }
 
+  async remove(sha256: string): Promise<void> {
+    const target = this.absolutePath(relativePathOf(sha256));
+    await fs.promises.rm(target, { force: true });
+    // The removal made durable, like the rename that stored it (the directory may be gone).
+    await fsyncPath(path.dirname(target), 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+
+  /** Walks `sha256/ab/cd/`; anything else under the root (`tmp/`, stray files) is not a stored file. */
+  async *list(): AsyncIterable<ListedFile> {
+    const top = path.join(this.root, 'sha256');
+    for (const first of await hexDirs(top)) {
+      for (const second of await hexDirs(path.join(top, first))) {
+        const dir = path.join(top, first, second);
+        for (const name of await fs.promises.readdir(dir).catch(() => [] as string[])) {
+          if (!/^[0-9a-f]{64}$/.test(name) || !name.startsWith(first + second)) continue;
+          const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
+          if (stat?.isFile()) yield { sha256: name, modifiedAt: Math.floor(stat.mtimeMs) };
+        }
+      }
+    }
+  }
+
   private async moveIntoPlace(temp: string, file: Omit<StoredFile, 'path'>): Promise<StoredFile> {
     const relative = relativePathOf(file.sha256);
     const target = this.absolutePath(relative);
@@ -180,6 +218,12 @@ export class DiskFileStore implements FileStore {
 export function relativePathOf(sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('Not a sha256 hex digest.');
   return ['sha256', sha256.slice(0, 2), sha256.slice(2, 4), sha256].join('/');
+}
+
+/** The two-hex-digit subdirectories of `dir` (none when it does not exist). */
+async function hexDirs(dir: string): Promise<string[]> {
+  const names = await fs.promises.readdir(dir).catch(() => [] as string[]);
+  return names.filter((name) => /^[0-9a-f]{2}$/.test(name)).sort();
 }
 
 async function fsyncPath(target: string, flags: 'r' | 'r+'): Promise<void> {

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, S3Client, type S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client, type S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStoreConfig } from '../config.js';
-import { type ByteRange, DiskFileStore, type FileStore, type StagedFile, type StoredFile, relativePathOf } from './file-store.js';
+import { type ByteRange, DiskFileStore, type FileStore, type ListedFile, type StagedFile, type StoredFile, relativePathOf } from './file-store.js';
 
 type S3Config = Extract<FileStoreConfig, { kind: 's3' }>;
 
@@ -175,11 +175,11 @@ export class S3FileStore implements FileStore {
     await upload.done();
     // The bytes sent must be the bytes staged (the temp file may not change under us).
     if (sent !== file.size || sha256.digest('hex') !== file.sha256) {
-      await this.remove(key);
+      await this.discardObject(key);
       throw new StoreVerificationError(`The staged file changed while it was uploaded (${key}).`);
     }
     if (!(await this.verified(key, file, file.size < PART_BYTES ? md5.digest('hex') : null))) {
-      await this.remove(key);
+      await this.discardObject(key);
       throw new StoreVerificationError(`The bucket does not hold what was uploaded to ${key}.`);
     }
     return { ...file, path: relative };
@@ -251,7 +251,8 @@ export class S3FileStore implements FileStore {
     }
   }
 
-  private async remove(key: string): Promise<void> {
+  /** Deletes an object that failed verification; best effort (the upload fails either way). */
+  private async discardObject(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: key })).catch(() => undefined);
   }
 
@@ -274,6 +275,25 @@ export class S3FileStore implements FileStore {
 
   async has(sha256: string): Promise<boolean> {
     return (await this.head(this.keyOf(relativePathOf(sha256)))) !== null;
+  }
+
+  /** DeleteObject: idempotent (a missing key is a success); a refusal or an unreachable bucket throws. */
+  async remove(sha256: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.keyOf(relativePathOf(sha256)) }));
+  }
+
+  /** The objects under `<prefix>sha256/`, a page (1000 keys) at a time; other keys are not stored files. */
+  async *list(): AsyncIterable<ListedFile> {
+    const under = `${this.config.prefix}sha256/`;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: under, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) {
+        const sha256 = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})$/.exec(object.Key?.slice(under.length) ?? '');
+        if (sha256 && sha256[3]!.startsWith(sha256[1]! + sha256[2]!)) yield { sha256: sha256[3]!, modifiedAt: object.LastModified?.getTime() ?? 0 };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async downloadUrl(relative: string, response: { disposition: string; contentType: string }): Promise<string | null> {

@@ -7,6 +7,7 @@ import t from 'tap';
 import { validateDocument, errorsOf } from '../../schema/index.js';
 import { ManualClock, dialect, startTestServer, type TestServer } from '../helpers/server.js';
 import type { DiskFileStore } from '../../server/storage/file-store.js';
+import type { LeasedFileStore } from '../../server/storage/leased-store.js';
 import { application, cameraForm, countRows, filesUnder, fixture, knexOf, userToken, variant } from './sensors-support.js';
 
 const CAMERA = '/sensors/camera-trap/reconyx-north/status';
@@ -18,7 +19,7 @@ t.test(`camera traps (${dialect})`, async (t) => {
   if (!s) return;
   const admin = (await s.login()).access_token;
   // This file tests the default store, on disk (test/storage covers both stores).
-  const store = s.server.runtime.services.files as DiskFileStore;
+  const store = (s.server.runtime.services.files as LeasedFileStore).inner as DiskFileStore;
   // The PostgreSQL run's data directory outlives the database: remove what we stored.
   t.teardown(() => {
     fs.rmSync(store.root, { recursive: true, force: true });

@@ -12,7 +12,7 @@ const tempFiles = (store: FileStore) => (fs.existsSync(store.tempDir) ? fs.readd
 /**
  * The file store contract (server/storage/file-store.ts), run against every implementation:
  * content addressing, staging, size limits, nothing visible or left behind on failure, ranges,
- * and a file larger than one multipart part streamed both ways.
+ * a file larger than one multipart part streamed both ways, removal and listing.
  */
 export async function fileStoreConformance(t: Test, open: (t: Test) => Promise<FileStore>): Promise<void> {
   await t.test('put: stored under its sha256, once; read back byte for byte', async (t) => {
@@ -82,6 +82,32 @@ export async function fileStoreConformance(t: Test, open: (t: Test) => Promise<F
     t.equal(stored.size, data.length);
     const back = await bytesOf(store.openRead(stored.path));
     t.equal(sha(back), sha(data), 'byte for byte');
+  });
+
+  await t.test('remove: those bytes gone, others kept, idempotent; list names what is stored; stored again after', async (t) => {
+    const store = await open(t);
+    const listed = async () => {
+      const files = [];
+      for await (const file of store.list()) files.push(file);
+      return files.sort((x, y) => x.sha256.localeCompare(y.sha256));
+    };
+    t.same(await listed(), [], 'an empty store lists nothing');
+    const one = randomBytes(300);
+    const other = randomBytes(400);
+    const first = await store.put(Readable.from([one]), { maxBytes: 1000 });
+    await store.put(Readable.from([other]), { maxBytes: 1000 });
+    const files = await listed();
+    t.same(files.map((file) => file.sha256), [sha(one), sha(other)].sort());
+    t.ok(files.every((file) => Number.isFinite(file.modifiedAt) && file.modifiedAt > 0), 'each with when it was written');
+    await store.remove(first.sha256);
+    t.notOk(await store.has(first.sha256), 'removed');
+    await t.rejects(bytesOf(store.openRead(first.path)), 'its reads fail');
+    t.ok(await store.has(sha(other)), 'other bytes stay');
+    t.same((await listed()).map((file) => file.sha256), [sha(other)]);
+    await store.remove(first.sha256);
+    t.pass('removing what is not there succeeds');
+    t.same(await store.put(Readable.from([one]), { maxBytes: 1000 }), first, 'the same bytes stored again');
+    t.same(await bytesOf(store.openRead(first.path)), one, 'and read back');
   });
 
   await t.test('a missing file errors the read stream', async (t) => {

@@ -30,7 +30,8 @@ const keyOf = (hash: string) => `${PREFIX}/sha256/${hash.slice(0, 2)}/${hash.sli
 function userMistake(t: Test, result: { code: number | null; stderr: string }, message: RegExp, code = 1): void {
   t.equal(result.code, code, result.stderr);
   t.match(result.stderr, message);
-  t.match(result.stderr, /^error: .*\nhint: .+\n$/);
+  // The first line names the database (and, the first time, that --create set it up).
+  t.match(result.stderr, /^using database: .*\n(created the database: .*\n)?error: .*\nhint: .+\n$/);
   t.notMatch(result.stderr, /\n\s+at /, 'no stack');
 }
 
@@ -57,8 +58,8 @@ t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, asy
   const objectSha = async (key: string) => sha(await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body!.transformToByteArray());
 
   await t.test('user mistakes: error and hint, exit 1', async (t) => {
-    // The first run migrates the new database; the others run side by side (each is a process start).
-    userMistake(t, await migrate(), /error: the source folder .*files does not exist\nhint: .*FIELDOPS_DATA_DIR/);
+    // The first run sets the new database up; the others run side by side (each is a process start).
+    userMistake(t, await migrate('--create'), /error: the source folder .*files does not exist\nhint: .*FIELDOPS_DATA_DIR/);
     const [nowhere] = await Promise.all([migrate('--from', `file:${scratch}/nowhere`), fs.promises.mkdir(path.join(dataDir, 'files'), { recursive: true })]);
     userMistake(t, nowhere, /error: the source folder .*nowhere does not exist\nhint: check the path given to --from/);
     // A bucket in another region answers 301 to every request (the endpoint says no more).
@@ -135,7 +136,7 @@ t.test(`admin migrate-files copies a disk store into a bucket (${dialect})`, asy
     t.match(summary, { dryRun: false, files: files.length, failed: 0, missing: [], switch: `FIELDOPS_FILE_STORE=${to}` });
     t.equal(summary.copied + summary.skipped, files.length);
     t.ok(summary.skipped >= 1, 'what the killed run copied is kept');
-    t.equal(resumed.stderr, '', 'no progress without a terminal');
+    t.equal(resumed.stderr, `using database: ${db.location}\n`, 'no progress without a terminal (only the database used)');
     t.same(await bucketKeys(), keys, 'every file is in the bucket');
     for (const file of files) t.equal(await objectSha(keyOf(sha(file.data))), sha(file.data), 'byte for byte');
   });

@@ -5,6 +5,7 @@ import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
 import { applyEventFilter } from './events-filter.js';
+import { queueRemovals } from './stored-files.js';
 
 type Row = Record<string, unknown>;
 
@@ -101,6 +102,9 @@ export class KnexEventRepository implements EventRepository {
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
+    // The files' bytes go once nothing refers to them: queued in this transaction (see stored-files.ts).
+    const files = await this.db('event_files').select('sha256').where({ tenant_id: tenantId, event_id: id });
+    await queueRemovals(this.db, files.map((row) => row.sha256 as string));
     // NOTE: SQLite enforces ON DELETE CASCADE only with foreign keys on; delete the children
     // explicitly so both dialects behave the same whatever the pragma.
     for (const table of ['event_updates', 'event_notes', 'event_files', 'camera_trap_images']) await this.db(table).where({ tenant_id: tenantId, event_id: id }).delete();
@@ -167,7 +171,11 @@ export class KnexEventRepository implements EventRepository {
   }
 
   async deleteFile(tenantId: string, eventId: string, fileId: string): Promise<boolean> {
-    // The bytes stay in the content-addressed store: other rows (or tenants) may share them.
+    // The bytes go once no row of any tenant refers to them: queued in this transaction, checked
+    // and removed after the commit (see stored-files.ts).
+    const file = await this.db('event_files').select('sha256').where({ tenant_id: tenantId, event_id: eventId, id: fileId }).first();
+    if (!file) return false;
+    await queueRemovals(this.db, [file.sha256 as string]);
     return Number(await this.db('event_files').where({ tenant_id: tenantId, event_id: eventId, id: fileId }).delete()) === 1;
   }
 }

@@ -2,6 +2,7 @@ import { cleanFilename } from '../client-input.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import type { FileStore, StagedFile } from '../../storage/file-store.js';
+import type { FileRemovals } from '../../storage/file-sweeper.js';
 import { BodyReader } from '../catalog/fields.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
 import { InputError, NotFoundError } from '../errors.js';
@@ -14,10 +15,11 @@ import type { EventService } from './service.js';
  * Files of an event (`activity/event/<id>/files/`, `/file/<file_id>`): the bytes in the
  * content-addressed file store, the metadata in the database. The content type is sniffed from
  * the bytes, never taken from the name. Reading needs view_event, attaching and removing
- * change_event; `authorizeUpload` is called before the body is received.
+ * change_event; `authorizeUpload` is called before the body is received. A deleted file's bytes
+ * are removed once no row of any tenant refers to them (server/storage/file-sweeper.ts).
  */
 export class EventFileService {
-  constructor(private readonly deps: { store: Store; clock: Clock; files: FileStore; events: EventService; maxFileBytes: number }) {}
+  constructor(private readonly deps: { store: Store; clock: Clock; files: FileStore; removals: FileRemovals; events: EventService; maxFileBytes: number }) {}
 
   get maxFileBytes(): number {
     return this.deps.maxFileBytes;
@@ -67,13 +69,16 @@ export class EventFileService {
 
   async delete(ctx: RequestContext, eventId: string, fileId: string): Promise<void> {
     const principal = requirePermission(ctx, 'change_event');
-    await this.deps.store.transaction(async (repos) => {
+    const deleted = await this.deps.store.transaction(async (repos) => {
       const file = await this.find(repos, principal.tenantId, eventId, fileId);
       const now = this.deps.clock.now();
       await repos.events.deleteFile(principal.tenantId, file.eventId, file.id);
       await this.deps.events.record(repos, principal, file.eventId, 'delete_eventfile', `File Deleted: ${file.filename}`, now);
       await repos.events.touch(principal.tenantId, file.eventId, now);
+      return file;
     });
+    // Committed: the bytes go unless another row (of any tenant) still refers to them.
+    await this.deps.removals.released([deleted.sha256]);
   }
 
   private async find(repos: Repositories, tenantId: string, eventId: string, fileId: string): Promise<EventFileRecord> {

@@ -16,6 +16,7 @@ import { loadEventViews } from './views.js';
 import { EventNoteService } from './notes.js';
 import { EventFileService } from './files.js';
 import type { FileStore } from '../../storage/file-store.js';
+import type { FileRemovals } from '../../storage/file-sweeper.js';
 
 export type { EventView } from './model.js';
 
@@ -38,11 +39,14 @@ export class EventService {
   readonly notes: EventNoteService;
   readonly files: EventFileService;
 
-  /** `maxFileBytes`: event file uploads larger than this are 413. */
-  constructor(private readonly deps: { store: Store; clock: Clock; choices: ChoiceService; files: FileStore; maxFileBytes: number }) {
+  /**
+   * `maxFileBytes`: event file uploads larger than this are 413. `removals`: told, after a
+   * deletion commits, which stored bytes may have lost their last reference.
+   */
+  constructor(private readonly deps: { store: Store; clock: Clock; choices: ChoiceService; files: FileStore; removals: FileRemovals; maxFileBytes: number }) {
     this.checker = new EventDetailsChecker(deps.choices);
     this.notes = new EventNoteService({ store: deps.store, clock: deps.clock, events: this });
-    this.files = new EventFileService({ store: deps.store, clock: deps.clock, files: deps.files, events: this, maxFileBytes: deps.maxFileBytes });
+    this.files = new EventFileService({ store: deps.store, clock: deps.clock, files: deps.files, removals: deps.removals, events: this, maxFileBytes: deps.maxFileBytes });
   }
 
   async list(ctx: RequestContext, page: { offset: number; limit: number }, segmentId?: string, query?: EventListQuery) {
@@ -148,11 +152,15 @@ export class EventService {
 
   async delete(ctx: RequestContext, id: string, ifMatch?: IfMatch): Promise<void> {
     const { tenantId } = requirePermission(ctx, 'delete_event');
-    await this.deps.store.transaction(async (repos) => {
+    const released = await this.deps.store.transaction(async (repos) => {
       const current = await this.find(repos, tenantId, id);
       if (ifMatch && !ifMatch(eventEtag(current))) throw new PreconditionFailedError('The event has changed since that ETag (If-Match).');
+      const files = await repos.events.filesOf(tenantId, current.id);
       await repos.events.delete(tenantId, current.id);
+      return files.map((file) => file.sha256);
     });
+    // Committed: the files' bytes go unless another row (of any tenant) still refers to them.
+    await this.deps.removals.released(released);
   }
 
   /** The caller's tenant's users among `ids` (authors of notes and files), by id. */

@@ -52,7 +52,8 @@ export class PatrolFileService {
     const metadata = readMetadata(single(upload.fields), false);
     // Checked, then the bytes go into the store before the transaction: an upload (to a bucket,
     // say) must not hold a transaction open, nor SQLite's single writer. Checked again inside;
-    // bytes stored by a create that loses a race stay unreferenced in the content-addressed store.
+    // bytes stored by a create that loses a race are queued for removal when the upload's lease
+    // ends (server/storage/leased-store.ts).
     await this.checkNew(this.deps.store.repos, tenantId, patrolId, metadata.id);
     const stored = await staged.commit();
     return this.deps.store.transaction(async (repos) => {

@@ -125,8 +125,8 @@ export class SensorService {
     }
     const time = form.time ?? (await exifTakenAt(image.tempPath)) ?? this.deps.clock.now();
     // Into the store before the transaction: an upload (to a bucket, say) must not hold a
-    // transaction open, nor SQLite's single writer. A refused report leaves the bytes in the
-    // content-addressed store, unreferenced (the same bytes again reuse them).
+    // transaction open, nor SQLite's single writer. The bytes of a refused report are queued for
+    // removal when the upload's lease ends, unless other rows refer to them (leased-store.ts).
     const stored = { sha256: image.sha256, size: image.size, contentType: image.contentType, path: (await image.commit()).path };
     return this.deps.store.transaction(async (repos) => {
       const now = this.deps.clock.now();

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { KnexStoredFileRepository } from '../db/repositories/stored-files.js';
+import type { Clock } from '../db/time.js';
+import type { ByteRange, FileStore, ListedFile, StagedFile, StoredFile } from './file-store.js';
+import { CLAIM_STALE_MS } from './file-sweeper.js';
+
+export interface LeaseDeps {
+  repository: KnexStoredFileRepository;
+  clock: Clock;
+  logger: Logger;
+  /** How long a lease lasts without being renewed (it is renewed every third of this). */
+  graceMs: number;
+  /** Told when an upload waits for a removal of its bytes to finish (observability, tests). */
+  onRemovalWait?: (sha256: string) => void;
+}
+
+/**
+ * The file store as uploads use it: content-addressed bytes may be removed by the sweeper
+ * (file-sweeper.ts) once nothing refers to them, and an upload's bytes enter the store before
+ * the transaction that refers to them. So a staged file's `commit` first takes a lease on its
+ * sha256 (committed to the database before the bytes move), then waits for any removal of
+ * the same bytes already under way, then commits the bytes; `discard`, called once the
+ * referencing transaction has committed or failed, gives the lease back and queues the key for
+ * removal when nothing refers to it (a refused upload leaves nothing behind).
+ *
+ * Why this is enough: the upload writes its lease, then reads claims; the sweeper writes its
+ * claim, then reads leases and references. Each write is committed before its writer's read
+ * begins, so at least one of the two sees the other: either the sweeper sees the lease (and
+ * keeps the bytes), or the upload sees the claim (and waits until the bytes are gone, then
+ * stores them again). The lease outlives the commit of the row that refers to the bytes.
+ */
+export class LeasedFileStore implements FileStore {
+  private readonly held = new Set<string>();
+  private renewal: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly inner: FileStore,
+    private readonly deps: LeaseDeps,
+  ) {}
+
+  get tempDir(): string {
+    return this.inner.tempDir;
+  }
+
+  get description(): string {
+    return this.inner.description;
+  }
+
+  async stage(source: Readable, options: { maxBytes: number }): Promise<StagedFile> {
+    const staged = await this.inner.stage(source, options);
+    let lease: string | null = null;
+    let stored: StoredFile | null = null;
+    return {
+      sha256: staged.sha256,
+      size: staged.size,
+      contentType: staged.contentType,
+      tempPath: staged.tempPath,
+      commit: async () => {
+        if (stored) return stored;
+        lease ??= await this.takeLease(staged.sha256);
+        stored = await staged.commit();
+        return stored;
+      },
+      discard: async () => {
+        await staged.discard();
+        if (lease === null) return;
+        const id = lease;
+        lease = null;
+        await this.giveBack(id, staged.sha256);
+      },
+    };
+  }
+
+  async put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+    const staged = await this.stage(source, options);
+    try {
+      return await staged.commit();
+    } finally {
+      await staged.discard();
+    }
+  }
+
+  openRead(relative: string, range?: ByteRange): Readable {
+    return this.inner.openRead(relative, range);
+  }
+
+  has(sha256: string): Promise<boolean> {
+    return this.inner.has(sha256);
+  }
+
+  remove(sha256: string): Promise<void> {
+    return this.inner.remove(sha256);
+  }
+
+  list(): AsyncIterable<ListedFile> {
+    return this.inner.list();
+  }
+
+  downloadUrl(relative: string, response: { disposition: string; contentType: string }): Promise<string | null> {
+    return this.inner.downloadUrl(relative, response);
+  }
+
+  /**
+   * Leases `sha256` for one upload, then waits while a sweeper holds a claim on it (its removal
+   * may be under way). A live sweeper settles its claim within moments; one still there after
+   * CLAIM_STALE_MS (measured here, so other machines' clocks do not matter) is a dead process's.
+   */
+  private async takeLease(sha256: string): Promise<string> {
+    const { repository, clock } = this.deps;
+    const id = randomUUID();
+    await repository.takeLease(id, sha256, clock.now());
+    this.hold(id);
+    try {
+      const started = performance.now();
+      for (let delay = 5; await repository.removalUnderWay(sha256); delay = Math.min(delay * 2, 200)) {
+        if (delay === 5) this.deps.onRemovalWait?.(sha256);
+        if (performance.now() - started > CLAIM_STALE_MS) break;
+        await sleep(delay);
+      }
+    } catch (error) {
+      await this.giveBack(id, sha256);
+      throw error;
+    }
+    return id;
+  }
+
+  /**
+   * Ends a lease: after the referencing transaction, so that the bytes were always leased or
+   * referenced. Never throws (the request's outcome is decided): a lease left behind goes
+   * stale, and the sweeper queues its key then.
+   */
+  private async giveBack(id: string, sha256: string): Promise<void> {
+    this.release(id);
+    try {
+      await this.deps.repository.dropLease(id);
+      if (!(await this.deps.repository.referenced(sha256))) await this.deps.repository.queue([sha256]);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, sha256 }, 'could not end an upload lease; the file sweep will');
+    }
+  }
+
+  private hold(id: string): void {
+    this.held.add(id);
+    if (this.renewal) return;
+    this.renewal = setInterval(() => {
+      this.deps.repository.renewLeases([...this.held], this.deps.clock.now()).catch((error) => this.deps.logger.warn({ err: error }, 'could not renew upload leases'));
+    }, Math.max(1000, Math.floor(this.deps.graceMs / 3)));
+    this.renewal.unref();
+  }
+
+  private release(id: string): void {
+    this.held.delete(id);
+    if (this.held.size === 0 && this.renewal) {
+      clearInterval(this.renewal);
+      this.renewal = null;
+    }
+  }
+}
