@@ -18,7 +18,7 @@ export interface SecretSource {
 }
 
 export async function readSecret(source: SecretSource, io: { stderr: NodeJS.WritableStream; warn(text: string): void }): Promise<string | undefined> {
-  if (source.value !== undefined && source.fromStdin) throw new UserFacingError(`give ${source.flag} or ${source.flag}-stdin, not both`, undefined, 2);
+  if (source.value !== undefined && source.fromStdin) throw new UserFacingError(`give ${source.flag} or ${source.flag}-stdin, not both`, `${source.flag}-stdin keeps the secret out of ps and the shell history: drop ${source.flag}`, 2);
   if (source.value !== undefined) {
     io.warn(`${source.flag} on the command line is visible to other users of this machine (ps, shell history); prefer ${source.flag}-stdin`);
     return source.value;
@@ -35,6 +35,6 @@ export async function readSecret(source: SecretSource, io: { stderr: NodeJS.Writ
   const first = await prompt(`New ${source.promptAs}: `, { secret: true, stderr: io.stderr });
   const again = await prompt(`Repeat the ${source.promptAs}: `, { secret: true, stderr: io.stderr });
   if (first !== again) throw new UserFacingError(`the two ${source.promptAs}s differ`, 'run the command again', 1);
-  if (!first) throw new UserFacingError(`empty ${source.promptAs}`, undefined, 2);
+  if (!first) throw new UserFacingError(`empty ${source.promptAs}`, 'type one at the prompt (it is not echoed), or pipe it in with ' + `${source.flag}-stdin`, 2);
   return first;
 }

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { Runtime } from '../../server/main.js';
 import type { MigrationProgress, MigrationSummary } from '../../server/storage/migrate-files.js';
 import type { CliIo } from '../main.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import { StatusLine } from '../output/status-line.js';
 import { isTty } from '../output/style.js';
 import { formatBytes } from '../output/time.js';
-
-type WithRuntime = (options: { database?: string }, work: (runtime: Runtime) => Promise<string | null>) => Promise<void>;
+import { type WithRuntime, adminOptions } from './admin-runtime.js';
 
 const HINTS = {
   unreachable: 'check FIELDOPS_S3_ENDPOINT (scheme, host, port) and that the object store is running and reachable from here',
@@ -23,18 +21,16 @@ const HINTS = {
  * (FIELDOPS_S3_ENDPOINT, FIELDOPS_S3_REGION, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY). The work is
  * server/storage/migrate-files.ts; this parses, checks the user's side, and renders.
  */
-export function registerMigrateFiles(admin: Command, io: CliIo, withRuntime: WithRuntime, databaseOption: readonly [string, string]): void {
-  admin
-    .command('migrate-files')
+export function registerMigrateFiles(admin: Command, io: CliIo, withRuntime: WithRuntime): void {
+  adminOptions(admin.command('migrate-files'), { json: false })
     .description('copy the disk file store into an S3 bucket (resumable, verified); then switch FIELDOPS_FILE_STORE')
     .requiredOption('--to <s3://bucket/prefix>', 'the bucket (and key prefix) to copy into; S3 settings as for `serve`')
     .option('--from <file:dir>', 'the disk store to copy (default: FIELDOPS_FILE_STORE, else <data dir>/files)')
     .option('--dry-run', 'compare with the bucket and report what would be copied; copy nothing')
     .option('--concurrency <n>', 'files copied at once (1-32)', '4')
-    .option('--json', 'a JSON summary on stdout')
-    .option(...databaseOption)
-    .action((options: { to: string; from?: string; dryRun?: boolean; concurrency: string; json?: boolean; database?: string }) =>
-      withRuntime(options, async (runtime) => {
+    .option('--json', 'a JSON summary on stdout (with the database used)')
+    .action((options: { to: string; from?: string; dryRun?: boolean; concurrency: string; json?: boolean; database?: string; dataDir?: string; create?: boolean }) =>
+      withRuntime(options, async (runtime, database) => {
         const concurrency = Number(options.concurrency);
         if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32) throw new UserFacingError(`--concurrency must be an integer from 1 to 32, got "${options.concurrency}"`, 'the default, 4, suits most object stores', EXIT.usage);
         const [{ parseFileStore }, { DiskFileStore }, { S3FileStore, BucketUnavailableError }, { migrateFiles }, { referencedFiles }] = await Promise.all([
@@ -70,7 +66,7 @@ export function registerMigrateFiles(admin: Command, io: CliIo, withRuntime: Wit
           };
           const summary = await migrateFiles(source, target, await referencedFiles(runtime.database.knex), { dryRun: Boolean(options.dryRun), concurrency, onProgress }).finally(() => status.clear());
           const switchTo = `FIELDOPS_FILE_STORE=${options.to}`;
-          io.stdout.write(options.json ? JSON.stringify({ source: source.description, target: target.description, ...summary, switch: switchTo }) + '\n' : render(summary, source.description, target.description, switchTo, to.endpoint));
+          io.stdout.write(options.json ? JSON.stringify({ database, source: source.description, target: target.description, ...summary, switch: switchTo }) + '\n' : render(summary, source.description, target.description, switchTo, to.endpoint));
           if (summary.failed > 0) throw new CommandExit(EXIT.failure);
           return null;
         } finally {

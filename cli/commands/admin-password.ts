@@ -1,43 +1,14 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Config } from '../../server/config.js';
+import type { BootstrapResult } from '../../server/domain/bootstrap.js';
 
 /**
  * How a generated admin password reaches the operator: printed once on stderr, or, with
- * FIELDOPS_ADMIN_PASSWORD_FILE (services whose stderr goes to persistent logs), written to that
- * file with mode 0600 and only the file named on stderr. Returns the line to print.
+ * FIELDOPS_ADMIN_PASSWORD_FILE (services whose stderr goes to persistent logs), only the file it
+ * was written to is named (server/admin-password-file.ts writes it during the set-up, and a file
+ * that cannot be written fails the set-up: the password is then never printed). Returns the
+ * line to print, or null when the password was chosen (FIELDOPS_ADMIN_PASSWORD).
  */
-export function announceAdminPassword(config: Pick<Config, 'adminPasswordFile'>, password: string): string {
-  const file = config.adminPasswordFile;
-  if (!file) return `admin password (shown only this once): ${password}`;
-  try {
-    writePrivately(file, password + '\n');
-  } catch (error) {
-    // Never lose the password: an unwritable file falls back to saying it.
-    return `admin password (shown only this once; ${file} could not be written: ${(error as NodeJS.ErrnoException).code ?? 'error'}): ${password}`;
-  }
-  return `admin password written to ${file} (mode 0600; read it, then delete the file)`;
-}
-
-/**
- * A new 0600 file (created exclusively, never through a symlink) renamed over `file`, so a file
- * or link left at that path, whatever its mode or target, never receives the secret.
- */
-function writePrivately(file: string, text: string): void {
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-  try {
-    fs.fchmodSync(fd, 0o600);
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
+export function announceAdminPassword(bootstrap: Pick<BootstrapResult, 'generatedAdminPassword' | 'passwordKept'>, file: string | null): string | null {
+  if (bootstrap.generatedAdminPassword) return `admin password (shown only this once): ${bootstrap.generatedAdminPassword}`;
+  if (bootstrap.passwordKept && file) return `admin password written to ${file} (mode 0600; read it, then delete the file)`;
+  return null;
 }

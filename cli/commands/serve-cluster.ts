@@ -27,7 +27,7 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
     prepared = await prepareServer(config, { logger });
   } catch (error) {
     if (error instanceof AdminCreatedError) {
-      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword(config, error.adminPassword)}\n`);
+      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword({ generatedAdminPassword: error.adminPassword, passwordKept: false }, null)}\n`);
       throw error.failure;
     }
     throw error;
@@ -46,9 +46,8 @@ export async function runPrimary(io: CliIo, config: Config): Promise<void> {
     balancer.close();
     await supervisor.stop();
     const failure = error instanceof WorkerStartError ? new UserFacingError(`the server did not start: ${error.message}`, 'the worker\'s own error is printed above') : error;
-    if (prepared.bootstrap.generatedAdminPassword) {
-      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword(config, prepared.bootstrap.generatedAdminPassword)}\n`);
-    }
+    const password = announceAdminPassword(prepared.bootstrap, config.adminPasswordFile);
+    if (password) io.stderr.write(`fieldops: created superuser "admin"; ${password}\n`);
     await prepared.runtime.close();
     throw failure;
   }

@@ -52,7 +52,7 @@ async function runSingle(io: CliIo, config: Config): Promise<void> {
   } catch (error) {
     // Created `admin` with a generated password, then failed: say the password all the same.
     if (error instanceof AdminCreatedError) {
-      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword(config, error.adminPassword)}\n`);
+      io.stderr.write(`fieldops: created superuser "admin"; ${announceAdminPassword({ generatedAdminPassword: error.adminPassword, passwordKept: false }, null)}\n`);
       throw error.failure;
     }
     throw error;
@@ -80,9 +80,8 @@ export async function banner(facts: { url: string; config: Config; description: 
   ];
   if (bootstrap.initialised) {
     lines.push(`  created tenant "${DEFAULT_TENANT}", superuser "admin" and the public OAuth client "fieldops-cli"`);
-    if (bootstrap.generatedAdminPassword) {
-      lines.push(`  ${announceAdminPassword(config, bootstrap.generatedAdminPassword)}`);
-    }
+    const password = announceAdminPassword(bootstrap, config.adminPasswordFile);
+    if (password) lines.push(`  ${password}`);
   }
   for (const item of facts.demo) lines.push(`  loaded ${item}`);
   lines.push(`  log in:    curl -s -X POST ${url}/oauth2/token/ -d grant_type=password -d client_id=fieldops-cli -d username=admin --data-urlencode password=...`);

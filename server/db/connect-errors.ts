@@ -28,6 +28,11 @@ export function translateConnectError(error: unknown, config: DatabaseConfig): u
     if (code === '28P01' || code === '28000') {
       return new ConfigError(`PostgreSQL refused the login (${url}): ${message}`, 'check the user and password in DATABASE_URL (postgres://user:password@host:5432/db) and pg_hba.conf', options);
     }
+    if (code === '42501') {
+      // insufficient_privilege: the role may connect but not create fieldops's tables (PostgreSQL 15+ gives no CREATE on public by default).
+      const user = safeUserName(config.url);
+      return new ConfigError(`the PostgreSQL user "${user}" may not create fieldops's tables in "${database}" (${url})`, `let the user own the database (ALTER DATABASE "${database}" OWNER TO "${user}"), or grant it CREATE: psql -d ${database} -c 'GRANT CREATE ON SCHEMA public TO "${user}"' (docs/deploy.md, "Creating the PostgreSQL database")`, options);
+    }
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || /timeout|terminated/i.test(message)) {
       return new ConfigError(`cannot reach PostgreSQL at ${url} (${code ?? message})`, 'is PostgreSQL running and listening there? check the host and port in DATABASE_URL (`pg_isready -h <host> -p <port>` tells)', options);
     }
@@ -44,6 +49,14 @@ export function translateConnectError(error: unknown, config: DatabaseConfig): u
     return new ConfigError(`${file} is not a SQLite database fieldops can use (${code})`, 'point --database (or --data-dir) at a fieldops database, or at a path that does not exist yet', options);
   }
   return error;
+}
+
+function safeUserName(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).username) || 'postgres';
+  } catch {
+    return '(unparsable URL)';
+  }
 }
 
 function safeDatabaseName(url: string): string {

@@ -105,12 +105,19 @@ interface SqliteConnection {
   pragma(source: string): unknown;
 }
 
+/** A PostgreSQL URL without its password (in the userinfo, or as a `password=` parameter). */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) if (/pass/i.test(key)) parsed.searchParams.set(key, '***');
     return parsed.toString();
   } catch {
     return 'postgres (unparsable URL)';
   }
+}
+
+/** Where a database is, for people (`using database: ...`): the SQLite file, or the URL without password. */
+export function databaseLocation(config: DatabaseConfig): string {
+  return config.dialect === 'sqlite' ? config.filename : redactUrl(config.url);
 }

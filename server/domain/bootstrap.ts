@@ -15,20 +15,36 @@ const CLI_GRANTS: GrantType[] = ['password', 'refresh_token', 'authorization_cod
 export interface BootstrapResult {
   /** True when this call initialised an empty database. */
   initialised: boolean;
-  /** The generated admin password, returned once so that it can be printed once. */
+  /**
+   * The generated admin password, returned once so that it can be printed once; null when it
+   * was chosen (FIELDOPS_ADMIN_PASSWORD) or handed to `keepGeneratedPassword`.
+   */
   generatedAdminPassword: string | null;
+  /** The generated password went to `keepGeneratedPassword` (e.g. FIELDOPS_ADMIN_PASSWORD_FILE). */
+  passwordKept: boolean;
 }
+
+export interface BootstrapOptions {
+  /** The admin's password (FIELDOPS_ADMIN_PASSWORD); null: one is generated. */
+  adminPassword: string | null;
+  /**
+   * Keeps a generated password somewhere other than the caller's output. It runs inside the
+   * set-up's transaction, before the commit: when it throws, nothing is created (no admin whose
+   * password nobody knows) and its error is thrown.
+   */
+  keepGeneratedPassword?: (password: string) => void | Promise<void>;
+}
+
+const NOTHING_DONE: BootstrapResult = { initialised: false, generatedAdminPassword: null, passwordKept: false };
 
 /**
  * First start on an empty database: tenant `default`, superuser `admin`, and the public,
  * service-wide OAuth client `fieldops-cli`. Several processes starting at once are safe: the
  * loser of the race finds the tenant already there and does nothing.
  */
-export async function bootstrapEmptyDatabase(
-  deps: { store: Store; users: UserService; clock: Clock },
-  adminPassword: string | null,
-): Promise<BootstrapResult> {
-  if ((await deps.store.repos.tenants.count()) > 0) return { initialised: false, generatedAdminPassword: null };
+export async function bootstrapEmptyDatabase(deps: { store: Store; users: UserService; clock: Clock }, options: BootstrapOptions): Promise<BootstrapResult> {
+  const { adminPassword, keepGeneratedPassword } = options;
+  if ((await deps.store.repos.tenants.count()) > 0) return { ...NOTHING_DONE };
   const password = adminPassword ?? `${randomToken(12)}-${randomToken(6)}`;
   let prepared;
   try {
@@ -58,13 +74,16 @@ export async function bootstrapEmptyDatabase(
         profile: 'fieldops',
         createdAt: now,
       });
+      // Last: a racing process has failed on the tenant's name before it gets here.
+      if (!adminPassword && keepGeneratedPassword) await keepGeneratedPassword(password);
     });
   } catch (error) {
     // Another process initialised the database first: its tenant is there now.
     if ((error instanceof ConflictError || error instanceof InputError) && (await deps.store.repos.tenants.count()) > 0) {
-      return { initialised: false, generatedAdminPassword: null };
+      return { ...NOTHING_DONE };
     }
     throw error;
   }
-  return { initialised: true, generatedAdminPassword: adminPassword ? null : password };
+  if (adminPassword) return { initialised: true, generatedAdminPassword: null, passwordKept: false };
+  return keepGeneratedPassword ? { initialised: true, generatedAdminPassword: null, passwordKept: true } : { initialised: true, generatedAdminPassword: password, passwordKept: false };
 }

@@ -93,6 +93,8 @@ export interface ThrottleRepository {
   /** Gives back an attempt reserved in the window starting at `windowStart` (a success). */
   release(scopeKey: string, windowStart: number): Promise<void>;
   clear(scopeKey: string): Promise<void>;
+  /** Forgets the key's count as `clear` does, answering what it was (null: nothing was counted). */
+  take(scopeKey: string): Promise<{ failures: number; windowStart: number } | null>;
 }
 
 export interface CatalogRepository {

@@ -8,11 +8,13 @@ t.test(`fieldops admin commands on the real binary (${dialect})`, async (t) => {
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.location };
+  const env = { DATABASE_URL: db.location, FIELDOPS_ADMIN_PASSWORD: 'Baobab-Shade-Seventy-7' };
   const admin = (...args: string[]) => runCli(['admin', ...args], { env });
 
-  const tenant = await admin('create-tenant', '--name', 'north');
+  // A new database is set up only when asked (issue 24): as the first start of `serve` does.
+  const tenant = await admin('create-tenant', '--name', 'north', '--create');
   t.equal(tenant.code, 0, tenant.stderr);
+  t.match(tenant.stderr, /^created the database: tenant "default", superuser "admin"/m);
   t.match(tenant.stdout, /created tenant north/);
   const again = await admin('create-tenant', '--name', 'north');
   t.equal(again.code, 1);
@@ -57,6 +59,27 @@ t.test(`fieldops admin commands on the real binary (${dialect})`, async (t) => {
   t.equal(stored.email, 'r@example.org');
   t.equal(stored.first_name, 'Rhoda');
   t.match(stored.password_hash, /^scrypt\$/);
+
+  // Issue 24: each command names its database first, has --json, and says how to fix a miss.
+  t.equal(grant.stderr, `using database: ${db.location}\n`, 'the database used, on stderr');
+  t.match(noTenant.stderr, /^hint: create it with: fieldops admin create-tenant --name south/m);
+  t.match((await admin('grant', '--username', 'ghost', '--permission', 'view_patrol')).stderr, /^error: No user "ghost"\.\nhint: .*using database/m);
+  const json = async (...args: string[]) => {
+    const result = await runCli(['admin', ...args, '--json'], { env, input: 'Baobab-Shade-77\n' });
+    t.equal(result.code, 0, `${args[0]} --json: ${result.stderr}`);
+    const body = JSON.parse(result.stdout);
+    t.equal(body.database, db.location, `${args[0]} --json names the database`);
+    return body;
+  };
+  t.match(await json('create-tenant', '--name', 'east'), { tenant: { name: 'east', id: /^[0-9a-f-]{36}$/ } });
+  t.match(await json('create-user', '--tenant', 'north', '--username', 'eve', '--password-stdin', '--permission', 'view_user'), { user: { username: 'eve', tenant: 'north', superuser: false, permissions: ['view_user'] } });
+  t.match(await json('create-client', '--tenant', 'east', '--client-id', 'east-app'), { client: { clientId: 'east-app', confidential: false, grants: ['password', 'refresh_token'] } });
+  t.match(await json('set-client-profile', '--client-id', 'east-app', '--profile', 'earthranger'), { client: { clientId: 'east-app', profile: 'earthranger' } });
+  t.match(await json('set-map', '--tenant', 'east', '--name', 'East', '--center', '36.8,-1.3', '--zoom', '9'), { tenant: 'east', map: { name: 'East', center: [36.8, -1.3], zoom: 9 } });
+  t.match(await json('grant', '--username', 'eve', '--permission', 'view_patrol'), { username: 'eve', granted: ['view_patrol'] });
+  t.match(await json('set-password', '--username', 'eve', '--password-stdin'), { username: 'eve', sessionsRevoked: true, failedLogins: 0 });
+  t.match(await json('add-profile', '--username', 'ranger', '--profile', 'eve'), { username: 'ranger', profile: 'eve' });
+  t.match(await json('unlock', '--username', 'eve'), { cleared: [{ username: 'eve', failures: 0 }] });
 
   const help = await runCli(['--help']);
   t.equal(help.code, 0);

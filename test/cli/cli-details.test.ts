@@ -142,7 +142,7 @@ t.test('admin secrets from standard input; a duplicate is said once', async (t) 
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const env = { DATABASE_URL: path.join(dir, 'db.sqlite3') };
   const admin = (args: string[], input?: string) => runCli(['admin', ...args], { env, input });
-  t.equal((await admin(['create-tenant', '--name', 'north'])).code, 0);
+  t.equal((await admin(['create-tenant', '--name', 'north', '--create'])).code, 0);
   const again = await admin(['create-tenant', '--name', 'north']);
   t.equal(again.code, 1);
   t.equal(again.stderr.match(/already exists/g)?.length, 1, 'the error is said once');
@@ -155,7 +155,7 @@ t.test('admin secrets from standard input; a duplicate is said once', async (t) 
   const client = await admin(['create-client', '--tenant', 'north', '--client-id', 'gw', '--secret-stdin', '--permission', 'add_observation'], 'gateway-secret-abcdefgh\n');
   t.equal(client.code, 0, client.stderr);
   t.match(client.stdout, /created confidential client gw/);
-  t.equal(client.stderr, '', 'no warning for a confidential client');
+  t.equal(client.stderr, `using database: ${env.DATABASE_URL}\n`, 'no warning for a confidential client');
   const publicClient = await admin(['create-client', '--tenant', 'north', '--client-id', 'pub', '--permission', 'add_observation']);
   t.equal(publicClient.code, 0);
   t.match(publicClient.stderr, /warning: a public client .* acts with its permissions for anyone who knows its id "pub"/);

@@ -3,9 +3,11 @@
  * (the stack only with --debug); a closed stdout ends a command quietly. The real binary.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import knexFactory from 'knex';
 import t, { type Test } from 'tap';
 import { binPath, runCli, type CliResult } from '../helpers/cli.js';
 import { dialect, unavailableReason } from '../helpers/database.js';
@@ -52,6 +54,31 @@ t.test('a PostgreSQL database that does not exist', async (t) => {
   url.pathname = '/fieldops_no_such_database_14';
   const result = await runCli(['serve', '--port', '0', '--data-dir', path.join(dir, 'pg-data'), '--database', url.toString()], { env });
   expectUserError(t, result, /the PostgreSQL database "fieldops_no_such_database_14" does not exist/, /^hint: create it first: createdb/m);
+});
+
+t.test('a PostgreSQL user that may not create tables', async (t) => {
+  if (dialect !== 'postgres') return void t.pass('skipped', { skip: 'needs PostgreSQL (FIELDOPS_TEST_DIALECT=postgres)' });
+  const reason = await unavailableReason();
+  if (reason) return void t.pass('skipped', { skip: reason });
+  const admin = knexFactory({ client: 'pg', connection: process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  const suffix = randomBytes(4).toString('hex');
+  const [role, database] = [`fieldops_nocreate_${suffix}`, `fieldops_nocreate_${suffix}`];
+  // A database the role does not own: PostgreSQL 15 and later give it no CREATE on public (older ones do, so it is revoked).
+  await admin.raw(`CREATE ROLE ${role} LOGIN`);
+  await admin.raw(`CREATE DATABASE ${database}`);
+  t.teardown(async () => {
+    await admin.raw(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.raw(`DROP ROLE IF EXISTS ${role}`);
+    await admin.destroy();
+  });
+  const url = new URL(process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  const owner = knexFactory({ client: 'pg', connection: Object.assign(new URL(url), { pathname: `/${database}` }).toString() });
+  await owner.raw('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+  await owner.destroy();
+  url.username = role;
+  url.pathname = `/${database}`;
+  const result = await runCli(['serve', '--port', '0', '--data-dir', path.join(dir, 'pg-nocreate'), '--database', url.toString()], { env });
+  expectUserError(t, result, new RegExp(`the PostgreSQL user "${role}" may not create fieldops's tables in "${database}"`), /^hint: let the user own the database .*GRANT CREATE ON SCHEMA public/m);
 });
 
 t.test('lint --output into a missing folder', async (t) => {

@@ -12,10 +12,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real `fieldops` executable. */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs the real `fieldops` executable (in `cwd` when given: relative paths resolve there). */
+export function runCli(args: string[], options: { env?: Record<string, string>; input?: string; timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [binPath, ...args], {
+      cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', FIELDOPS_PASSWORD_HASH_COST: '4096', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

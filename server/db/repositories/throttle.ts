@@ -36,4 +36,15 @@ export class KnexThrottleRepository implements ThrottleRepository {
   async clear(scopeKey: string): Promise<void> {
     await this.db('auth_failures').where({ scope_key: scopeKey }).delete();
   }
+
+  /**
+   * NOTE: knex drops RETURNING from a SQLite delete, so the count is read first: an attempt
+   * counted in between (outside a transaction) is deleted with the rest, though not reported.
+   */
+  async take(scopeKey: string): Promise<{ failures: number; windowStart: number } | null> {
+    const row: { failures: unknown; window_start: unknown } | undefined = await this.db('auth_failures').where({ scope_key: scopeKey }).first('failures', 'window_start');
+    if (!row) return null;
+    await this.db('auth_failures').where({ scope_key: scopeKey }).delete();
+    return { failures: Number(row.failures), windowStart: fromDbMillis(row.window_start) };
+  }
 }

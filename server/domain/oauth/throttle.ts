@@ -8,6 +8,9 @@ import type { SecretVerifier } from '../../security/crypto.js';
 /** What is being authenticated: a user's password, or a confidential client's secret. */
 export type CredentialKind = 'user' | 'client';
 
+/** Whose failures are counted: a username, a confidential client_id, or a client address. */
+export type ThrottledKind = CredentialKind | 'address';
+
 /** A reserved attempt: a failure keeps it (it counts), a success gives it back. */
 export interface ThrottledAttempt {
   succeeded(): Promise<void>;
@@ -36,7 +39,7 @@ export class CredentialThrottle {
     const now = this.clock.now();
     const windowMs = this.config.windowSeconds * 1000;
     const identityKey = keyOf(kind, identity);
-    const addressKey = `addr:${address}`.slice(0, 200);
+    const addressKey = keyOf('address', address);
     const limit = kind === 'user' ? this.config.perUsername : this.config.perClient;
     const onIdentity = await this.repo.reserve(identityKey, limit, now, now - windowMs);
     if (!onIdentity.allowed) throw this.tooMany(onIdentity.windowStart, now);
@@ -54,6 +57,20 @@ export class CredentialThrottle {
     };
   }
 
+  /**
+   * Forgets the failures counted against a username, client_id or client address (an
+   * administrator's unlock, or a password an administrator set): the next attempt starts a new
+   * window, in every server process. Answers how many attempts the current window had counted
+   * (a window that had ended counts none); those refused by a spent key count once, as
+   * `reserve` does. Whether they had reached the limit is not said: that is the server's
+   * setting, which the administrator's process may not share.
+   */
+  async forget(kind: ThrottledKind, identity: string): Promise<number> {
+    const cleared = await this.repo.take(keyOf(kind, identity));
+    if (!cleared || cleared.windowStart < this.clock.now() - this.config.windowSeconds * 1000) return 0;
+    return cleared.failures;
+  }
+
   private tooMany(windowStart: number, now: number): OAuthError {
     const retryAfter = Math.max(1, Math.ceil((windowStart + this.config.windowSeconds * 1000 - now) / 1000));
     return new OAuthError('temporarily_unavailable', 'Too many failed attempts. Try again later.', 429, retryAfter);
@@ -61,7 +78,8 @@ export class CredentialThrottle {
 }
 
 /** Usernames are case-insensitive; client ids are not. Keys fit the 200-character column. */
-const keyOf = (kind: CredentialKind, identity: string) => (kind === 'user' ? `user:${identity.toLowerCase()}` : `client:${identity}`).slice(0, 200);
+const keyOf = (kind: ThrottledKind, identity: string) =>
+  (kind === 'user' ? `user:${identity.toLowerCase()}` : kind === 'client' ? `client:${identity}` : `addr:${identity}`).slice(0, 200);
 
 /**
  * One throttled, gated secret check: inside the scrypt gate (503 with Retry-After when it is
