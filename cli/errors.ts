@@ -14,7 +14,7 @@ export class UserFacingError extends Error {
 }
 
 /** Exit codes, documented in `--help` and the README. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, interrupted: 130 } as const;
 
 export interface ReportOptions {
   /** `--debug` or LOG_LEVEL=debug: also print the stack behind an expected failure. */

@@ -16,7 +16,8 @@ const EXIT_CODES_HELP = `
 Exit codes:
   0  success
   1  failure (the message says what went wrong and, where you can fix it, how)
-  2  usage error (unknown command or option, missing argument)`;
+  2  usage error (unknown command or option, missing argument)
+  130  interrupted (Ctrl-C) during a push: what was not sent stays queued`;
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('fieldops')

@@ -1,10 +1,23 @@
 import { UserFacingError } from './errors.js';
 
-/** `http(s)://host[:port][/path]` without a trailing slash, query or fragment. */
+/**
+ * `http(s)://host[:port][/path]` without a trailing slash, query or fragment. A URL without a
+ * scheme is refused rather than guessed: `example.org:8000` could be either, and guessing https
+ * for a plain-http server ends in TLS errors, guessing http sends the password in clear.
+ */
 export function normaliseServerUrl(raw: string): string {
+  const given = raw.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(given)) {
+    const bare = given.replace(/^\/+/, '');
+    throw new UserFacingError(
+      `the server URL ${JSON.stringify(raw)} has no scheme (http:// or https://)`,
+      `give it as https://${bare} (a server with TLS) or http://${bare} (without TLS: only on this machine or a trusted network)`,
+      2,
+    );
+  }
   let url: URL;
   try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+    url = new URL(given);
   } catch {
     throw new UserFacingError(`invalid server URL ${JSON.stringify(raw)}`, 'give it as https://host[:port]', 2);
   }

@@ -1,7 +1,7 @@
 /**
  * Expected failures of the client side, each with a hint saying what the user can do. The CLI
  * prints them as `error:`/`hint:` lines (exit 1, or 2 for `usage`); anything else is a bug and
- * is printed with its stack.
+ * is printed with its stack. The `cause` (a system or driver error) is shown only with --debug.
  */
 export type FailureKind = 'auth' | 'network' | 'server' | 'usage' | 'input' | 'mirror' | 'permission';
 
@@ -10,10 +10,11 @@ export class ClientFailure extends Error {
     message: string,
     readonly hint: string | undefined,
     readonly kind: FailureKind,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'ClientFailure';
   }
 }
 
-export const failure = (kind: FailureKind, message: string, hint?: string) => new ClientFailure(message, hint, kind);
+export const failure = (kind: FailureKind, message: string, hint?: string, cause?: unknown) => new ClientFailure(message, hint, kind, cause === undefined ? undefined : { cause });

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { failure } from './errors.js';
+import { fsFailure } from './fs-failure.js';
 
 export interface FileLockOptions {
   /** How long to wait for a live holder before failing. */
@@ -19,6 +20,8 @@ export interface FileLockOptions {
   busy: { message: string; hint: string };
   /** Called once when the lock is found held (say that we are waiting). */
   onWait?: () => void;
+  /** How to fix or move the folder when the lock file cannot be created there. */
+  folderHint?: string;
 }
 
 /** A holder killed between creating the file and writing its pid leaves it empty for at most this long. */
@@ -30,7 +33,11 @@ const BREAKER_STALE_MS = 10_000;
 export async function withFileLock<T>(lockPath: string, work: () => Promise<T>, options: FileLockOptions): Promise<T> {
   // The pid, and a nonce that tells this holder's lock from a later one of the same process.
   const content = `${process.pid} ${randomBytes(8).toString('hex')}`;
-  await acquire(lockPath, content, options);
+  try {
+    await acquire(lockPath, content, options);
+  } catch (error) {
+    throw fsFailure(error, `create the lock file ${lockPath}`, options.folderHint ?? 'check the permissions of its folder');
+  }
   try {
     return await work();
   } finally {

@@ -11,6 +11,8 @@ export interface TransportRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /** Abandons the request (Ctrl-C): it then rejects with a `TransportError` coded `ABORTED`. */
+  signal?: AbortSignal;
 }
 
 export interface TransportResponse {
@@ -22,13 +24,15 @@ export interface TransportResponse {
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 
-/** The request never got an HTTP answer: refused, reset, timed out, DNS failure. */
+/** The request never got an HTTP answer: refused, reset, timed out, DNS failure, TLS failure. */
 export class TransportError extends Error {
   constructor(
     message: string,
     readonly url: string,
-    /** The system or undici code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...). */
+    /** The system, undici or TLS code (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, `CERT_HAS_EXPIRED`...). */
     readonly code: string,
+    /** What the user can do, when the code says more than "check the network" (TLS failures). */
+    readonly hint?: string,
   ) {
     super(message);
     this.name = 'TransportError';
@@ -36,8 +40,18 @@ export class TransportError extends Error {
 
   /** True when the server cannot have seen the request (safe to retry even a non-idempotent one). */
   get notSent(): boolean {
-    return this.code === 'ECONNREFUSED' || this.code === 'ENOTFOUND' || this.code === 'EAI_AGAIN';
+    return this.code === 'ECONNREFUSED' || this.code === 'ENOTFOUND' || this.code === 'EAI_AGAIN' || isTlsCode(this.code);
   }
+
+  /** Failures a retry cannot cure (a certificate, a TLS handshake, an abandoned request). */
+  get permanent(): boolean {
+    return isTlsCode(this.code) || this.code === 'ABORTED';
+  }
+}
+
+/** Codes of TLS handshake and certificate failures (Node's and OpenSSL's). */
+export function isTlsCode(code: string): boolean {
+  return /^(ERR_SSL_|ERR_TLS_|EPROTO$)|CERT|_SIGNATURE$|^UNABLE_TO_|^HOSTNAME_MISMATCH$/.test(code);
 }
 
 /** Case-insensitive header read. */

@@ -1,6 +1,6 @@
 /**
  * Bounded retries with exponential backoff, as a transport decorator. Retried: network failures
- * and 5xx/429 answers. Requests that change state are retried only when the caller says they
+ * (not TLS failures, nor a request abandoned through its signal) and 5xx/429 answers. Requests that change state are retried only when the caller says they
  * are safe to repeat (the sensor endpoints de-duplicate) or when the request cannot have reached
  * the server (connection refused); an OAuth refresh must never be sent twice, since reusing a
  * rotated refresh token revokes the whole token family.
@@ -40,12 +40,13 @@ export function withRetries(transport: Transport, policy: RetryPolicy): Transpor
         reason = `HTTP ${response.status}`;
         retryAfterMs = parseRetryAfter(header(response, 'retry-after'));
       } catch (error) {
-        if (!(error instanceof TransportError) || attempt >= attempts || !(safe || error.notSent)) throw error;
+        if (!(error instanceof TransportError) || error.permanent || attempt >= attempts || !(safe || error.notSent)) throw error;
         reason = error.message;
       }
       const backoff = Math.min(maxDelay, policy.baseDelayMs * 2 ** (attempt - 1));
       // Full jitter on the upper half: spreads retries of many clients without ever waiting 0.
       const delayMs = Math.round(Math.min(maxDelay * 3, retryAfterMs ?? backoff * (0.5 + random() / 2)));
+      if (request.signal?.aborted) throw new TransportError('abandoned (interrupted)', request.url, 'ABORTED');
       policy.onRetry?.({ attempt, delayMs, reason, url: request.url });
       await wait(delayMs);
     }

@@ -9,9 +9,13 @@ export interface PushResult {
   refused: Array<{ field: string; value: string; reason: string }>;
 }
 
-export async function pushChoices(transport: Transport, server: string, records: unknown[]): Promise<PushResult> {
+/** Called after each record with the counts so far. */
+export type ChoicesProgress = (done: number, total: number, result: PushResult) => void;
+
+export async function pushChoices(transport: Transport, server: string, records: unknown[], onProgress?: ChoicesProgress): Promise<PushResult> {
   const result: PushResult = { created: 0, existing: 0, refused: [] };
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
+    if (index > 0) onProgress?.(index, records.length, result);
     const { field, value } = (record ?? {}) as { field?: unknown; value?: unknown };
     const response = await transport({
       method: 'POST',
@@ -28,5 +32,6 @@ export async function pushChoices(transport: Transport, server: string, records:
       throw failure('permission', 'not allowed to create choices', 'it needs the add_choice permission: ask an administrator (`fieldops admin grant --username <you> --permission add_choice`)');
     } else throw unexpectedResponse(response, 'the choice creation', server);
   }
+  onProgress?.(records.length, records.length, result);
   return result;
 }

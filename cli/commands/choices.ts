@@ -16,7 +16,7 @@ export function registerChoicesCommands(program: Command, io: CliIo): void {
       .command('push')
       .description('create choices on the server from a JSON file (e.g. the choices.new.json `fieldops migrate` writes)')
       .argument('<file>', 'a JSON array of {field, value, display[, ordernum, is_active]}')
-      .addHelpText('after', '\nChoices that already exist are left as they are. Needs the add_choice permission.\nExit codes: 0 every choice created or already there, 1 some were refused, 2 usage error.'),
+      .addHelpText('after', '\nChoices that already exist are left as they are. Needs the add_choice permission.\nProgress is shown on a terminal (stderr), never with --json or when piped.\nExit codes: 0 every choice created or already there, 1 some were refused, 2 usage error.'),
   ).action(
     clientAction(io, async (ctx, _options, [file]) => {
       let records: unknown;
@@ -27,10 +27,11 @@ export function registerChoicesCommands(program: Command, io: CliIo): void {
       }
       if (!Array.isArray(records)) throw new UserFacingError(`${file} does not hold a JSON array`, 'give an array of {field, value, display} records (as choices.new.json)', 2);
       if (records.length > MAX_RECORDS) throw new UserFacingError(`${file} holds ${records.length} records; at most ${MAX_RECORDS} per push`, 'split the file', 2);
-      const { pushChoices } = await import('../choices/push.js');
+      const [{ pushChoices }, { choicesDisplay }] = await Promise.all([import('../choices/push.js'), import('../ui/choices-display.js')]);
       const connection = await connect(ctx);
       try {
-        const result = await pushChoices(connection.transport, connection.session.server, records);
+        const display = await choicesDisplay(ctx, records.length);
+        const result = await pushChoices(connection.transport, connection.session.server, records, display.onProgress).finally(display.stop);
         if (ctx.json) printJson(ctx, result);
         else {
           ctx.print(`${result.created} created, ${result.existing} already there, ${result.refused.length} refused (of ${records.length} in ${file})`);

@@ -14,9 +14,9 @@ export function withCommonOptions(command: Command, options: { json?: boolean } 
 
 /** Maps expected client failures to the CLI's user-facing errors; bugs pass through with their stack. */
 export function translateError(error: unknown): unknown {
-  if (error instanceof ClientFailure) return new UserFacingError(error.message, error.hint, error.kind === 'usage' ? 2 : 1);
+  if (error instanceof ClientFailure) return new UserFacingError(error.message, error.hint, error.kind === 'usage' ? 2 : 1, { cause: error.cause ?? error });
   if (error instanceof TransportError) {
-    return new UserFacingError(`cannot reach ${safeOrigin(error.url)}: ${error.message}`, 'check the network and the server URL (`fieldops status` shows it)');
+    return new UserFacingError(`cannot reach ${safeOrigin(error.url)}: ${error.message}`, error.hint ?? 'check the network and the server URL (`fieldops status` shows it)', 1, { cause: error });
   }
   return error;
 }

@@ -19,14 +19,16 @@ export function registerLoginCommand(program: Command, io: CliIo): void {
     program
       .command('login')
       .description('log in to a server (OAuth 2 password grant); tokens are saved per profile, the password never')
+      .argument('[server]', 'server URL, as --server')
       .option('--server <url>', 'server URL (env FIELDOPS_SERVER; default: the profile\'s server)')
       .option('--username <name>', 'username (prompted for on a terminal)')
       .option('--password-stdin', 'read the password from standard input instead of prompting'),
   ).action(
-    clientAction<LoginOptions>(io, async (ctx, options) => {
+    clientAction<LoginOptions>(io, async (ctx, options, [positional]) => {
+      if (positional && options.server && positional !== options.server) throw new UserFacingError(`two servers given: ${positional} and --server ${options.server}`, 'give one', 2);
       const saved = await ctx.credentials.profile(ctx.profile);
-      const rawServer = options.server ?? ctx.settings.server ?? saved?.server;
-      if (!rawServer) throw new UserFacingError('no server to log in to', 'pass --server https://<host> (or set FIELDOPS_SERVER)', 2);
+      const rawServer = positional ?? options.server ?? ctx.settings.server ?? saved?.server;
+      if (!rawServer) throw new UserFacingError('no server to log in to', 'pass --server https://<host> (or `fieldops login https://<host>`, or set FIELDOPS_SERVER)', 2);
       const server = normaliseServerUrl(rawServer);
       if (server.startsWith('http:') && !isLoopback(server)) ctx.warn(`${server} is plain http: the password and tokens travel unencrypted`);
 

@@ -5,6 +5,7 @@ import type { CliIo } from '../main.js';
 import type { OfflineStores } from '../record/open.js';
 import type { OutboxEntry } from '../../sync/outbox/model.js';
 import { clientAction, withCommonOptions } from './common.js';
+import { registerOutboxTransferCommands } from './outbox-transfer.js';
 
 type Options = { profile?: string; json?: boolean; all?: boolean; mine?: boolean; theirs?: boolean };
 
@@ -56,6 +57,8 @@ export function registerOutboxCommands(program: Command, io: CliIo): void {
       else ctx.print(`${entry.id} queued again; \`fieldops push\` sends it`);
     }),
   );
+
+  registerOutboxTransferCommands(outbox, io);
 
   withCommonOptions(
     outbox

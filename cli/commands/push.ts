@@ -14,11 +14,12 @@ export function registerPushCommand(program: Command, io: CliIo): void {
         '\nEach record is sent with the id it got when it was recorded, so a push cut off at any point\n' +
           'and repeated never makes a duplicate. A record the server rejects (4xx) is marked rejected\n' +
           'with its reason and the push goes on; a network failure or 5xx stops it, the rest stays queued.\n' +
-          'Exit codes: 0 all sent, 1 something was rejected, in conflict, or is still queued.',
+          'Ctrl-C lets the request in flight finish and stops (a second Ctrl-C abandons it; safe to send again).\n' +
+          'Exit codes: 0 all sent, 1 something was rejected, in conflict, or is still queued, 130 interrupted.',
       ),
   ).action(
     clientAction(io, async (ctx) => {
-      const [{ openOffline }, { pushOutbox, pushProgress }, { renderPushReport, pushReportJson }] = await Promise.all([
+      const [{ openOffline }, { pushOutbox, pushProgress }, { renderPushReport, pushReportJson, interruptedLine }] = await Promise.all([
         import('../record/open.js'),
         import('../record/push.js'),
         import('../render/push-report.js'),
@@ -26,7 +27,7 @@ export function registerPushCommand(program: Command, io: CliIo): void {
       const stores = await openOffline(ctx);
       try {
         if ((await stores.outbox.counts()).pending === 0) {
-          if (ctx.json) printJson(ctx, pushReportJson({ total: 0, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, remaining: 0 }));
+          if (ctx.json) printJson(ctx, pushReportJson({ total: 0, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, stoppedHint: null, interrupted: false, remaining: 0 }));
           else ctx.print('Nothing to push: the outbox is empty.');
           return;
         }
@@ -35,9 +36,17 @@ export function registerPushCommand(program: Command, io: CliIo): void {
           const progress = await pushProgress(ctx);
           const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
           if (ctx.json) printJson(ctx, pushReportJson(report));
-          else ctx.print(renderPushReport(report, ctx.out));
+          else {
+            const text = renderPushReport(report, ctx.out);
+            if (text) ctx.print(text);
+          }
+          if (report.interrupted) {
+            ctx.info(interruptedLine(report));
+            throw new CommandExit(EXIT.interrupted);
+          }
           if (report.stopped) {
-            throw new UserFacingError(`push stopped: ${report.stopped}`, `${report.remaining} record${report.remaining === 1 ? ' is' : 's are'} still queued; run \`fieldops push\` again when the server is reachable`);
+            const queued = `${report.remaining} record${report.remaining === 1 ? ' is' : 's are'} still queued; run \`fieldops push\` again when the server is reachable`;
+            throw new UserFacingError(`push stopped: ${report.stopped}`, report.stoppedHint ? `${report.stoppedHint}; ${queued}` : queued);
           }
           if (report.rejected.length || report.conflicts.length) throw new CommandExit(EXIT.failure);
         } finally {

@@ -3,7 +3,9 @@
  * plus optional columns, kept in `additional`) queued as sensor observations of a source this
  * laptop creates (`manufacturer_id` derived from the profile and the subject unless given). The
  * sensor API takes up to 1000 per request and treats a repeat of one source's `recorded_at` as a
- * duplicate; ids derive from the file's content and the point, so importing twice queues nothing.
+ * duplicate; ids derive from the file's content, the point and every option that changes what is
+ * stored (subject, source type, provider, device, format), so importing twice queues nothing and
+ * an import under a corrected subject queues the points for that subject.
  */
 import { isUuidLike } from './uuid.js';
 import { contentDigest, derivedId } from '../../sync/outbox/ids.js';
@@ -46,6 +48,10 @@ export async function importObservations(stores: OfflineStores, input: Observati
   const entries: NewEntry[] = [];
   let invalid = 0;
   const subject = isUuidLike(input.subject) ? { subject_id: input.subject.toLowerCase() } : { subject_name: input.subject };
+  // The idempotency identity: the file's content plus every option that changes what is stored
+  // or where it goes. The same import again queues nothing; a corrected --subject (or source,
+  // provider, device, format) queues the points anew.
+  const identity = JSON.stringify([input.format, subject, input.sourceType, input.providerKey, input.manufacturerId]);
   points.forEach((point, index) => {
     const problems: Array<[string, string, string, string]> = [];
     if (!point.time || !checkTime(point.time)) problems.push(['recorded_at', 'invalid_datetime', `recorded_at "${point.time ?? ''}" is not an ISO 8601 date-time with an offset`, 'for example 2026-11-20T10:00:00Z']);
@@ -58,7 +64,7 @@ export async function importObservations(stores: OfflineStores, input: Observati
       return;
     }
     const observation = { location: { lat: point.latitude, lon: point.longitude }, recorded_at: point.time, manufacturer_id: input.manufacturerId, source_type: input.sourceType, ...subject, additional: point.additional };
-    const id = derivedId(digest, 'observation', index);
+    const id = derivedId(digest, 'observation', identity, index);
     entries.push({ id, kind: 'observation', target: null, body: { sourceType: input.sourceType, providerKey: input.providerKey, observation }, batchKey: `${input.sourceType}/${input.providerKey}`, source: `${input.shownPath}:${point.line}` });
   });
   const validateMs = performance.now() - started;

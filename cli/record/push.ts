@@ -3,7 +3,8 @@
  * the logged-in server's. Shared by `fieldops push` and `fieldops sync`.
  */
 import { withFileLock } from '../../sync/file-lock.js';
-import { runPush, type PushEvent, type PushReport } from '../../sync/push/run-push.js';
+import { mirrorFolderHint } from '../../sync/mirror/open-failure.js';
+import { runPush, type PushEvent, type PushInterrupt, type PushReport } from '../../sync/push/run-push.js';
 import type { Connection, CommandContext } from '../context.js';
 import { UserFacingError } from '../errors.js';
 import type { PushProgressProps } from '../ui/PushProgress.js';
@@ -14,11 +15,34 @@ export async function pushOutbox(ctx: CommandContext, connection: Connection, st
   if (meta && meta.server !== connection.session.server) {
     throw new UserFacingError(`the mirror holds records for ${meta.server}, not ${connection.session.server}`, 'log in to the server the records were made for, or use another --profile');
   }
-  return withFileLock(`${stores.file}.push.lock`, () => runPush({ transport: connection.transport, server: connection.session.server, outbox: stores.outbox, onEvent }), {
+  return withFileLock(`${stores.file}.push.lock`, () => whileInterruptible(ctx, (interrupt) => runPush({ transport: connection.transport, server: connection.session.server, outbox: stores.outbox, onEvent, interrupt })), {
     waitMs: 120_000,
     busy: { message: `another fieldops push holds ${stores.file}.push.lock`, hint: 'wait for it to finish, or delete the lock file if no fieldops is running' },
+    folderHint: mirrorFolderHint(stores.file),
     onWait: () => ctx.info('another fieldops push of this mirror is running; waiting for it to finish'),
   });
+}
+
+/**
+ * Ctrl-C during a push: the first SIGINT lets the request in flight finish (its outcome is
+ * recorded) and starts no other; a second abandons it (safe: the entry stays queued and sending
+ * it again cannot make a duplicate). The push then reports what was sent and what is queued.
+ */
+async function whileInterruptible<T>(ctx: CommandContext, work: (interrupt: PushInterrupt) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let stopping = false;
+  const onSigint = () => {
+    if (stopping) return controller.abort();
+    stopping = true;
+    ctx.status.clear();
+    ctx.info('interrupting: finishing the request in flight (Ctrl-C again to abandon it; it is safe to send again)');
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    return await work({ get stopping() { return stopping; }, signal: controller.signal });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
 }
 
 /** Progress on a terminal: a live Ink view on stderr (updated at most every 100 ms); nothing when piped. */

@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import type { PullReport } from '../../sync/pull/run-pull.js';
 import type { PushReport } from '../../sync/push/run-push.js';
 import type { CommandContext, Connection } from '../context.js';
+import { CommandExit, EXIT } from '../errors.js';
+import { interruptedLine } from '../render/push-report.js';
 import { mirrorPath } from '../settings.js';
 import { openOffline } from './open.js';
 import { pushOutbox, pushProgress } from './push.js';
@@ -22,6 +24,10 @@ export async function pushBeforeSync(ctx: CommandContext, connection: Connection
     if ((await stores.outbox.counts()).pending === 0) return null;
     const progress = await pushProgress(ctx);
     const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
+    if (report.interrupted) {
+      ctx.info(interruptedLine(report));
+      throw new CommandExit(EXIT.interrupted);
+    }
     if (report.stopped) ctx.warn(`push stopped: ${report.stopped}; ${report.remaining} records still queued`);
     if (report.rejected.length || report.conflicts.length) ctx.warn(`push: ${report.rejected.length} rejected, ${report.conflicts.length} in conflict (\`fieldops outbox\` lists them)`);
     return report;

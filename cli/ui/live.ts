@@ -41,13 +41,16 @@ export async function mountLive<P extends object>(stream: NodeJS.WritableStream,
 export const MIN_COLUMNS = 20;
 
 /**
- * The stream as Ink sees it, with a usable width: a terminal reporting 0 columns (or none) would
- * make Ink wrap every character onto its own line; it gets 80 instead.
+ * The stream as Ink sees it, with a usable size: a terminal reporting 0 columns (or none) would
+ * make Ink wrap every character onto its own line; it gets 80 instead. NOTE: one reporting 0 rows
+ * (a pseudo-terminal without a size) would make Ink clear the whole screen on every frame, since
+ * the view looks taller than the terminal; it gets 24.
  */
 export function withUsableColumns(stream: NodeJS.WriteStream): NodeJS.WriteStream {
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'columns') return usableColumns(target.columns);
+      if (property === 'rows') return target.rows && target.rows > 0 ? target.rows : 24;
       const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -7,12 +7,16 @@
  *   the same directory, fsync, rename), so a crash leaves the old or the new file;
  * - a file readable by others is tightened to 0600 on read, with a warning;
  * - `update` runs under a lock file, so two fieldops processes refreshing tokens at once do not
- *   both spend the same refresh token (the server would revoke the whole family).
+ *   both spend the same refresh token (the server would revoke the whole family);
+ * - a folder that cannot be read or written (a path under a regular file, a read-only or
+ *   immutable folder, a full disk) is a `ClientFailure` naming the folder and FIELDOPS_CONFIG_DIR,
+ *   never a stack.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { failure } from '../errors.js';
 import { withFileLock } from '../file-lock.js';
+import { fsFailure } from '../fs-failure.js';
 
 export interface StoredProfile {
   server: string;
@@ -47,6 +51,11 @@ export class CredentialsFile {
     this.lockPath = this.path + '.lock';
   }
 
+  /** How to fix or move the folder, for failures of the file system. */
+  get folderHint(): string {
+    return `make ${this.directory} a folder you can write (check its parent folders too), or set FIELDOPS_CONFIG_DIR (or XDG_CONFIG_HOME) to one`;
+  }
+
   async read(): Promise<CredentialsData> {
     let text: string;
     try {
@@ -58,7 +67,7 @@ export class CredentialsFile {
       text = await fs.promises.readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
-      throw error;
+      throw fsFailure(error, `read the credentials file ${this.path}`, this.folderHint);
     }
     try {
       return fromFile(JSON.parse(text));
@@ -73,27 +82,40 @@ export class CredentialsFile {
 
   /** Reads, lets `change` edit, writes; all under the lock. `change` may do I/O (a token refresh). */
   async update<T>(change: (data: CredentialsData) => Promise<T> | T): Promise<T> {
-    await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await this.makeFolder();
     const busy = { message: `${this.lockPath} is held by another fieldops process`, hint: 'wait for it to finish, or delete the lock file if no fieldops is running' };
     return withFileLock(this.lockPath, async () => {
       const data = await this.read();
       const result = await change(data);
       await this.write(data);
       return result;
-    }, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS, busy });
+    }, { waitMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS, busy, folderHint: this.folderHint });
+  }
+
+  private async makeFolder(): Promise<void> {
+    try {
+      await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw fsFailure(error, `create the folder ${this.directory} for the credentials`, this.folderHint);
+    }
   }
 
   private async write(data: CredentialsData): Promise<void> {
-    await fs.promises.mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await this.makeFolder();
     const temporary = `${this.path}.${process.pid}.tmp`;
-    const handle = await fs.promises.open(temporary, 'w', 0o600);
     try {
-      await handle.writeFile(JSON.stringify(toFile(data), null, 2) + '\n');
-      await handle.sync();
-    } finally {
-      await handle.close();
+      const handle = await fs.promises.open(temporary, 'w', 0o600);
+      try {
+        await handle.writeFile(JSON.stringify(toFile(data), null, 2) + '\n');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.promises.rename(temporary, this.path);
+    } catch (error) {
+      await fs.promises.rm(temporary, { force: true }).catch(() => {});
+      throw fsFailure(error, `save the credentials in ${this.path}`, this.folderHint);
     }
-    await fs.promises.rename(temporary, this.path);
   }
 }
 

@@ -6,6 +6,7 @@
 import * as oauth from 'oauth4webapi';
 import { ClientFailure, failure } from '../errors.js';
 import { header, type Transport } from '../http.js';
+import { safeText } from '../safe-text.js';
 
 export interface OAuthEndpoints {
   issuer: string;
@@ -34,7 +35,10 @@ export function fetchOver(transport: Transport): typeof fetch {
       body,
     });
     const empty = response.status === 204 || response.status === 304 || response.body.byteLength === 0;
-    return new Response(empty ? null : response.body, { status: response.status, headers: response.headers });
+    const answer = new Response(empty ? null : response.body, { status: response.status, headers: response.headers });
+    // Said in failures ("from /wrong/oauth2/token/"): a constructed Response has no URL of its own.
+    Object.defineProperty(answer, 'url', { value: String(input instanceof Request ? input.url : input) });
+    return answer;
   }) as typeof fetch;
 }
 
@@ -47,17 +51,52 @@ function options(transport: Transport, url: string) {
 /** Endpoints from the server's metadata; the conventional paths when it publishes none. */
 export async function discoverEndpoints(server: string, transport: Transport): Promise<OAuthEndpoints> {
   const issuer = new URL(server);
+  let response: Response | undefined;
   try {
-    const response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...options(transport, server) });
+    response = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...options(transport, server) });
     if (response.status === 404) return conventionalEndpoints(server);
+    await refuseOtherIssuer(server, checkStatus(response));
     const metadata = await oauth.processDiscoveryResponse(issuer, response);
     if (!metadata.token_endpoint) return conventionalEndpoints(server);
     return { issuer: metadata.issuer, tokenEndpoint: metadata.token_endpoint, revocationEndpoint: metadata.revocation_endpoint ?? null };
   } catch (error) {
     if (error instanceof ClientFailure || (error as Error).name === 'TransportError') throw error;
-    throw failure('server', `${server} does not look like a fieldops server (its OAuth metadata is unreadable: ${(error as Error).message})`, 'check the --server URL');
+    throw notAServer(server, response, error);
   }
 }
+
+/**
+ * An answer no fieldops (or EarthRanger) server gives: the URL points at another web server, or
+ * at a path of ours that is not the API's root. Said with what was seen (status, content type),
+ * never with the OAuth library's wording.
+ */
+export function notAServer(server: string, response: Response | undefined, cause?: unknown): ClientFailure {
+  const type = response?.headers.get('content-type')?.split(';')[0]?.trim();
+  const seen = response ? ` (HTTP ${response.status}, ${type ? safeText(type).slice(0, 80) : 'no content type'} from ${new URL(response.url || server).pathname})` : '';
+  return failure(
+    'server',
+    `the server at ${server} did not answer as a fieldops/EarthRanger server${seen}`,
+    'check the server URL: it is the address the API is served at, such as https://host[:port], with no path after it unless the server is served under one',
+    cause,
+  );
+}
+
+/**
+ * Metadata naming another address: the server runs behind a reverse proxy it does not know of
+ * (it sees http and its own port), so every endpoint it names would be wrong.
+ */
+async function refuseOtherIssuer(server: string, response: Response): Promise<void> {
+  if (response.status !== 200 || !isJson(response)) return;
+  const named = await response.clone().json().then((body) => (body as { issuer?: unknown } | null)?.issuer, () => undefined);
+  if (typeof named !== 'string' || !URL.canParse(named) || new URL(named).origin === new URL(server).origin) return;
+  throw failure(
+    'server',
+    `the server at ${server} describes itself as ${safeText(named)} (its OAuth metadata)`,
+    'if it is behind a reverse proxy, its administrator sets FIELDOPS_TRUST_PROXY=true on the server and has the proxy pass X-Forwarded-Proto and Host; otherwise log in to the address it names',
+  );
+}
+
+const isJson = (response: Response) => /^application\/([\w.+-]+\+)?json\b/i.test(response.headers.get('content-type') ?? '');
 
 export function conventionalEndpoints(server: string): OAuthEndpoints {
   const base = server.replace(/\/+$/, '');
@@ -75,7 +114,7 @@ export async function passwordGrant(endpoints: OAuthEndpoints, clientId: string,
   const client = { client_id: clientId };
   return tokenCall('login', endpoints, now, async () => {
     const response = await oauth.genericTokenEndpointRequest(as, client, oauth.None(), 'password', { username, password }, options(transport, endpoints.tokenEndpoint));
-    return oauth.processGenericTokenEndpointResponse(as, client, checkStatus(response));
+    return oauth.processGenericTokenEndpointResponse(as, client, checkTokenAnswer(response, endpoints));
   });
 }
 
@@ -84,7 +123,7 @@ export async function refreshGrant(endpoints: OAuthEndpoints, clientId: string, 
   const client = { client_id: clientId };
   return tokenCall('refresh', endpoints, now, async () => {
     const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshToken, options(transport, endpoints.tokenEndpoint));
-    return oauth.processRefreshTokenResponse(as, client, checkStatus(response));
+    return oauth.processRefreshTokenResponse(as, client, checkTokenAnswer(response, endpoints));
   });
 }
 
@@ -94,11 +133,21 @@ export async function revokeToken(endpoints: OAuthEndpoints, clientId: string, t
   const as = asOf(endpoints);
   const response = await oauth.revocationRequest(as, { client_id: clientId }, oauth.None(), token, options(transport, endpoints.revocationEndpoint));
   try {
-    await oauth.processRevocationResponse(checkStatus(response));
+    // RFC 7009: 200 (any body) or an OAuth error in JSON; anything else is not our server.
+    checkStatus(response);
+    if (response.status !== 200 && !isJson(response)) throw notAServer(endpoints.issuer, response);
+    await oauth.processRevocationResponse(response);
   } catch (error) {
     if (error instanceof ClientFailure) throw error;
     throw failure('server', `the server refused to revoke the token: ${(error as Error).message}`, 'use `fieldops logout --local` to forget the tokens here');
   }
+}
+
+/** A token endpoint answers 200 with JSON or an OAuth error (400, 401) in JSON; anything else is not one. */
+function checkTokenAnswer(response: Response, endpoints: OAuthEndpoints): Response {
+  checkStatus(response);
+  if (![200, 400, 401].includes(response.status) || !isJson(response)) throw notAServer(endpoints.issuer, response);
+  return response;
 }
 
 /** Answers oauth4webapi would report obscurely: throttling and server errors. */
@@ -118,7 +167,8 @@ async function tokenCall(kind: 'login' | 'refresh', endpoints: OAuthEndpoints, n
   } catch (error) {
     if (error instanceof ClientFailure || (error as Error).name === 'TransportError') throw error;
     if (error instanceof oauth.ResponseBodyError) throw oauthFailure(kind, error);
-    throw failure('server', `unexpected answer from ${endpoints.tokenEndpoint}: ${(error as Error).message}`, 'check the server URL');
+    // A JSON answer of the right status that is still not a token response (no access_token...).
+    throw failure('server', `the server at ${endpoints.issuer} did not answer as a fieldops/EarthRanger server (its token endpoint ${endpoints.tokenEndpoint} sent no usable tokens)`, 'check the server URL', error);
   }
   return {
     accessToken: result.access_token,

@@ -106,7 +106,7 @@ export async function runSync(options: SyncOptions): Promise<SyncReport> {
 function asSyncFailure(reason: unknown, server: string): unknown {
   const untouched = 'the mirror was not changed; offline commands (`fieldops types list`, ...) still work';
   if (reason instanceof TransportError) {
-    return failure('network', `cannot reach ${server}: ${reason.message}`, `check the network and the server URL (\`fieldops status\`); ${untouched}`);
+    return failure('network', `cannot reach ${server}: ${reason.message}`, `${reason.hint ?? 'check the network and the server URL (`fieldops status`)'}; ${untouched}`, reason);
   }
   if (reason instanceof ClientFailure) return new ClientFailure(reason.message, [reason.hint, untouched].filter(Boolean).join('; '), reason.kind);
   return reason;

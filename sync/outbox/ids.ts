@@ -1,7 +1,9 @@
 /**
  * Client-generated ids. A record typed in gets a random UUID; an imported row gets a UUID
- * derived (SHA-256, formatted as a version-5-style UUID) from the file's content hash and the
- * row, so the same datasheet imported twice yields the same ids and queues nothing new.
+ * derived (SHA-256, formatted as a version-5-style UUID) from the file's content hash, the row
+ * and every import option that changes what is stored for it (the event type; an observation's
+ * subject, source and provider), so the same datasheet imported twice yields the same ids and
+ * queues nothing new, while an import with a corrected option is new records.
  */
 import { createHash, randomUUID } from 'node:crypto';
 

@@ -69,6 +69,27 @@ export class OutboxStore {
     });
   }
 
+  /**
+   * Queues entries exported from another outbox (`fieldops outbox import`), in one transaction,
+   * keeping their status, reason, server version and recording time; ids already here are
+   * skipped. Returns how many were new.
+   */
+  async importEntries(entries: ImportedEntry[]): Promise<number> {
+    if (entries.length === 0) return 0;
+    return this.knex.transaction(async (trx) => {
+      let added = 0;
+      for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
+        const rows = entries.slice(i, i + INSERT_CHUNK).map((e) => ({
+          id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
+          batch_key: e.batchKey ?? null, status: e.status, reason: e.reason, theirs: e.theirs === null || e.theirs === undefined ? null : JSON.stringify(e.theirs),
+          source: e.source ?? null, recorded_at: e.recordedAt,
+        }));
+        added += (await trx('outbox').insert(rows).onConflict('id').ignore().returning('id')).length;
+      }
+      return added;
+    });
+  }
+
   async get(id: string): Promise<OutboxEntry | null> {
     const row = await this.knex<Row>('outbox').where({ id }).first();
     return row ? toEntry(row) : null;
@@ -136,6 +157,13 @@ export class OutboxStore {
   async dependents(id: string): Promise<OutboxEntry[]> {
     return (await this.knex<Row>('outbox').where({ depends_on: id }).orderBy('seq')).map(toEntry);
   }
+}
+
+export interface ImportedEntry extends NewEntry {
+  status: OutboxStatus;
+  reason: string | null;
+  theirs: unknown;
+  recordedAt: string;
 }
 
 export type { OutboxEntry };

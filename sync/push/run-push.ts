@@ -14,6 +14,9 @@
  *   answered, so a push killed at any point is resumed by the next one without a duplicate.
  * - Observations of one source go in batches (the sensor API takes up to 1000 per request and
  *   treats a repeat of the same source and `recorded_at` as a duplicate, 200).
+ * - An interruption (Ctrl-C) stops the push between requests; a second one abandons the request
+ *   in flight through its signal. Either way its entry stays queued: a create carries its id and
+ *   observations are de-duplicated, so sending it again is safe.
  */
 import { describeErrorBody } from '../http-errors.js';
 import { TransportError, bodyText, header, type Transport, type TransportResponse } from '../http.js';
@@ -47,7 +50,17 @@ export interface PushReport {
   requests: number;
   /** Why the push stopped early (the rest stays queued); null when the outbox was emptied. */
   stopped: string | null;
+  /** What to do about the stop, when it says more than "push again later" (a TLS failure). */
+  stoppedHint: string | null;
+  /** Stopped because the user interrupted it (`stopped` is then "interrupted"). */
+  interrupted: boolean;
   remaining: number;
+}
+
+/** How the caller interrupts a push: `stopping` is read before each request; `signal` abandons the one in flight. */
+export interface PushInterrupt {
+  readonly stopping: boolean;
+  readonly signal: AbortSignal;
 }
 
 export interface PushOptions {
@@ -55,25 +68,37 @@ export interface PushOptions {
   server: string;
   outbox: OutboxStore;
   onEvent?: (event: PushEvent) => void;
+  interrupt?: PushInterrupt;
 }
 
-class Stop extends Error {}
+class Stop extends Error {
+  constructor(
+    message: string,
+    readonly hint: string | null = null,
+    readonly interrupted = false,
+  ) {
+    super(message);
+  }
+}
 
 export async function runPush(options: PushOptions): Promise<PushReport> {
   const { outbox, transport, server } = options;
   const total = (await outbox.counts()).pending;
-  const report: PushReport = { total, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, remaining: 0 };
+  const report: PushReport = { total, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, stoppedHint: null, interrupted: false, remaining: 0 };
+  const interrupt = options.interrupt;
   options.onEvent?.({ type: 'start', total });
   const failed = new Set<string>();
   let done = 0;
 
   const send = async (request: Parameters<Transport>[0]): Promise<TransportResponse> => {
+    if (interrupt?.stopping || interrupt?.signal.aborted) throw new Stop('interrupted', null, true);
     report.requests++;
     let response: TransportResponse;
     try {
-      response = await transport(request);
+      response = await transport(interrupt ? { ...request, signal: interrupt.signal } : request);
     } catch (error) {
-      if (error instanceof TransportError) throw new Stop(`${new URL(error.url).origin} unreachable: ${error.message}`);
+      if (error instanceof TransportError && error.code === 'ABORTED') throw new Stop('interrupted', null, true);
+      if (error instanceof TransportError) throw new Stop(`server unreachable at ${new URL(error.url).origin}: ${error.message}`, error.hint ?? null);
       throw error;
     }
     if (response.status >= 500 || STOP_STATUSES.has(response.status)) {
@@ -159,6 +184,8 @@ export async function runPush(options: PushOptions): Promise<PushReport> {
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
     report.stopped = error.message;
+    report.stoppedHint = error.hint;
+    report.interrupted = error.interrupted;
   }
   report.remaining = (await outbox.counts()).pending;
   return report;

@@ -33,5 +33,7 @@ t.test('the mirror migrations run up and down', async (t) => {
 t.test('a file that is not a mirror: a clear error with a way out', async (t) => {
   const bogus = path.join(dir, 'bogus.sqlite3');
   fs.writeFileSync(bogus, 'this is not a database, just text of some length '.repeat(100));
-  await t.rejects(openMirrorDatabase(bogus, { create: false }), { message: /cannot open the mirror .*bogus\.sqlite3/, hint: /delete the file and run `fieldops sync`/ });
+  const error = await openMirrorDatabase(bogus, { create: false }).then(() => null, (e: Error & { hint?: string }) => e);
+  t.match(error, { message: /the mirror .*bogus\.sqlite3 is damaged: it is not a readable SQLite database \(SQLITE_NOTADB\)/, hint: /`fieldops outbox export`.*move the file aside/ });
+  t.notMatch(error?.hint, /delete the file/, 'issue 24: no hint deletes the outbox');
 });
