@@ -23,7 +23,7 @@ step "git clone"
 git clone --quiet "$repo" "$work/fieldops" || fail "git clone failed"
 cd "$work/fieldops" || fail "no clone"
 if [ -d "$repo/node_modules" ]; then
-  # The installed packages, hard-linked (npm ci would build better-sqlite3 again: about a minute).
+  # The installed packages, hard-linked (npm ci would build better-sqlite3 again: about one to two minutes on an idle machine, several when busy).
   cp -al "$repo/node_modules" node_modules || cp -a "$repo/node_modules" node_modules || fail "cannot copy node_modules"
   npm run --silent build >/dev/null || fail "npm run build failed"
 else

@@ -24,6 +24,17 @@ t.test('deploy/Dockerfile: node:20-slim, non-root, healthcheck on /readyz', asyn
   t.match(healthcheck?.args ?? '', /\/readyz/, 'HEALTHCHECK asks /readyz');
   t.match(finalStage.find((i) => i.keyword === 'CMD')?.args ?? '', /bin\/fieldops\.js", "serve"/, 'CMD serves');
   t.ok(finalStage.findIndex((i) => i.keyword === 'USER') < finalStage.findIndex((i) => i.keyword === 'CMD'), 'USER before CMD');
+  // What running needs, as the package ships it (package.json "files", less the CLI's README).
+  const copied = finalStage.filter((i) => i.keyword === 'COPY').map((i) => i.args.split(/\s+/).filter((arg) => !arg.startsWith('--'))[0]!.replace(/^\/app\//, '').replace(/\/$/, ''));
+  const files = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { files: string[] }).files;
+  for (const needed of [...files.filter((entry) => !entry.startsWith('!') && !entry.endsWith('README.md')).map((entry) => entry.replace(/\/$/, '')), 'node_modules', 'package.json']) {
+    t.ok(copied.some((source) => needed === source || needed.startsWith(`${source}/`)), `the final stage has ${needed}`);
+  }
+  // Native modules are built: installing without scripts leaves them without their binaries.
+  const build = instructions.slice(0, instructions.indexOf(froms.at(-1)!));
+  const install = build.find((i) => i.keyword === 'RUN' && /npm ci/.test(i.args))?.args ?? '';
+  t.ok(!/--ignore-scripts/.test(install) || /npm rebuild better-sqlite3 re2/.test(install), 'better-sqlite3 and re2 are built in the build stage');
+  t.ok(build.some((i) => i.keyword === 'RUN' && /apt-get install .*python3.*make.*g\+\+/.test(i.args)), 'with a compiler to build them');
 });
 
 t.test('deploy/fieldops.service passes systemd-analyze verify', async (t) => {
