@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Server configuration: parsed once from the environment and the command line, typed, then
@@ -55,8 +56,22 @@ export interface Config {
   readonly apiProfile: 'fieldops' | 'earthranger';
   /** Where uploaded files live: a directory, or an S3-compatible bucket (issue 17). */
   readonly fileStore: FileStoreConfig;
+  /**
+   * Removing the bytes of deleted files (issue 24): how often each process sweeps (retries,
+   * crash recovery, the store's one-time scan; 0 turns the periodic sweep off, a deletion still
+   * removes its bytes at once), and the grace period: how long an upload's lease lasts without
+   * renewal, and how old unreferenced bytes found by the scan must be before they go.
+   */
+  readonly fileSweepSeconds: number;
+  readonly fileGraceSeconds: number;
   /** Server processes sharing the port (node:cluster); 1: no cluster, one process as before. */
   readonly workers: number;
+  /**
+   * The realtime channel's limits (issue 24): seconds a session has to authorise after its
+   * handshake, sessions one client address (as FIELDOPS_TRUST_PROXY decides it; 0: no cap) and
+   * the process may hold open. Per process: with workers, per worker.
+   */
+  readonly realtime: { readonly authorizeSeconds: number; readonly sessionsPerAddress: number; readonly sessions: number };
 }
 
 export type FileStoreConfig =
@@ -134,7 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
   const config: Config = {
     host: overrides.host ?? env.HOST ?? DEFAULTS.host,
     port: overrides.port ?? integer(env.PORT, 'PORT', DEFAULTS.port, 0, 65535),
-    database: parseDatabase(overrides.database ?? env.DATABASE_URL, dataDir, env),
+    database: parseDatabase(overrides.database ?? env.DATABASE_URL, dataDir, env, overrides.database !== undefined ? '--database' : 'DATABASE_URL'),
     dataDir,
     adminPassword: env.FIELDOPS_ADMIN_PASSWORD || null,
     adminPasswordFile: env.FIELDOPS_ADMIN_PASSWORD_FILE ? path.resolve(env.FIELDOPS_ADMIN_PASSWORD_FILE) : null,
@@ -177,22 +192,81 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     checkResponses: bool(env.FIELDOPS_CHECK_RESPONSES, false),
     apiProfile: oneOf(env.FIELDOPS_API_PROFILE, 'FIELDOPS_API_PROFILE', ['fieldops', 'earthranger'] as const, 'fieldops'),
     fileStore: parseFileStore(env.FIELDOPS_FILE_STORE, dataDir, env),
+    fileSweepSeconds: integer(env.FIELDOPS_FILE_SWEEP_SECONDS, 'FIELDOPS_FILE_SWEEP_SECONDS', 300, 0, 86400),
+    fileGraceSeconds: integer(env.FIELDOPS_FILE_GRACE_SECONDS, 'FIELDOPS_FILE_GRACE_SECONDS', 3600, 60, 7 * 86400),
     workers: overrides.workers !== undefined ? parseWorkers(overrides.workers, '--workers') : env.FIELDOPS_WORKERS ? parseWorkers(env.FIELDOPS_WORKERS, 'FIELDOPS_WORKERS') : 1,
+    realtime: {
+      authorizeSeconds: integer(env.FIELDOPS_REALTIME_AUTHORIZE_SECONDS, 'FIELDOPS_REALTIME_AUTHORIZE_SECONDS', 10, 1, 300),
+      sessionsPerAddress: integer(env.FIELDOPS_REALTIME_SESSIONS_PER_ADDRESS, 'FIELDOPS_REALTIME_SESSIONS_PER_ADDRESS', 128, 0, 1_000_000),
+      sessions: integer(env.FIELDOPS_REALTIME_SESSIONS, 'FIELDOPS_REALTIME_SESSIONS', 10_000, 1, 1_000_000),
+    },
   };
   return deepFreeze(config);
 }
 
-/** A postgres:// URL selects PostgreSQL; anything else is a SQLite file path. */
-export function parseDatabase(value: string | undefined, dataDir: string, env: NodeJS.ProcessEnv = {}): DatabaseConfig {
-  if (value && /^postgres(ql)?:\/\//i.test(value)) {
+/**
+ * What DATABASE_URL (or `--database`, named by `name`) may be:
+ * - `postgres://...` or `postgresql://...`: PostgreSQL (libpq's URL, passed to the driver as is);
+ * - a file path, absolute or relative to the working directory: SQLite;
+ * - `sqlite:<path>` (also `sqlite://<path>`, so `sqlite:///srv/x.sqlite3` is absolute): the path as written;
+ * - `file:<path>` or `file:///<absolute path>` (RFC 8089; `file://localhost/...` too): a file URI,
+ *   percent-escapes decoded, no query (SQLite's `?mode=...` options are not taken).
+ * Anything else that starts like a URL scheme (`mysql://`, `postgress://`, `localhost:5432/db`)
+ * is refused, never taken for a file name: a relative path whose first part holds a colon is
+ * written `./a:b`.
+ */
+export function parseDatabase(value: string | undefined, dataDir: string, env: NodeJS.ProcessEnv = {}, name = 'DATABASE_URL'): DatabaseConfig {
+  const scheme = value ? /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value)?.[1]?.toLowerCase() : undefined;
+  if (value && (scheme === 'postgres' || scheme === 'postgresql')) {
+    if (!/^postgres(ql)?:\/\//i.test(value)) throw databaseUrlError(name, value, `"${scheme}:" is not followed by //`);
     return { dialect: 'postgres', url: value, poolMax: integer(env.FIELDOPS_PG_POOL_MAX, 'FIELDOPS_PG_POOL_MAX', DEFAULTS.poolMax, 1, 1000) };
   }
-  const filename = value ? path.resolve(value.replace(/^sqlite:(\/\/)?/i, '')) : path.join(dataDir, 'fieldops.sqlite3');
+  let filename: string;
+  if (!value) filename = path.join(dataDir, 'fieldops.sqlite3');
+  else if (scheme === undefined) filename = path.resolve(value);
+  else if (scheme === 'sqlite') filename = path.resolve(nonEmpty(value.replace(/^sqlite:(\/\/)?/i, ''), name, value));
+  else if (scheme === 'file') filename = fileUriPath(value, name);
+  else {
+    const nearMiss = /^(postgr|postgis|pg|psql)/.test(scheme) ? `did you mean postgres://? ` : '';
+    throw databaseUrlError(name, value, `fieldops does not use the scheme "${scheme}:"`, nearMiss);
+  }
   const synchronous = (env.FIELDOPS_SQLITE_SYNCHRONOUS ?? 'NORMAL').toUpperCase();
   if (synchronous !== 'NORMAL' && synchronous !== 'FULL') {
     throw new ConfigError('FIELDOPS_SQLITE_SYNCHRONOUS must be NORMAL or FULL');
   }
   return { dialect: 'sqlite', filename, synchronous };
+}
+
+function fileUriPath(value: string, name: string): string {
+  if (/[?#]/.test(value)) throw databaseUrlError(name, value, 'a file: URI here takes no query or fragment (SQLite URI options are not supported)');
+  if (!/^file:\/\//i.test(value)) return path.resolve(nonEmpty(safeDecode(value.slice('file:'.length), name, value), name, value));
+  try {
+    return fileURLToPath(value);
+  } catch {
+    throw databaseUrlError(name, value, 'a file:// URI names an absolute path on this machine: file:///srv/fieldops.sqlite3 (or write file:<relative path>)');
+  }
+}
+
+function safeDecode(text: string, name: string, value: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw databaseUrlError(name, value, 'it holds a malformed percent-escape');
+  }
+}
+
+function nonEmpty(file: string, name: string, value: string): string {
+  if (!file) throw databaseUrlError(name, value, 'it names no file');
+  return file;
+}
+
+function databaseUrlError(name: string, value: string, why: string, hintPrefix = ''): ConfigError {
+  // A URL's password is not repeated (userinfo `user:password@`).
+  const shown = value.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/[^/@:]*):[^/@]*@/, '$1:***@');
+  return new ConfigError(
+    `${name} "${shown}" is not a database fieldops can use: ${why}`,
+    `${hintPrefix}give a PostgreSQL URL (postgres://user:password@host:5432/db, or postgresql://) or a SQLite file: a path (data/fieldops.sqlite3, /srv/fieldops.sqlite3, ./name:with-colon.sqlite3), sqlite:<path>, file:<path> or file:///<absolute path>`,
+  );
 }
 
 /** `file:<dir>` (default `<data dir>/files`) or `s3://<bucket>/<prefix>`. */

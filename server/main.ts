@@ -37,10 +37,13 @@ import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
 import { type Listener, bindListener, checkDataDir, handedListener } from './startup.js';
 import { translateConnectError } from './db/connect-errors.js';
+import { requireDatabaseFile, requireFieldopsTables } from './db/existing.js';
+import { checkAdminPasswordFile, writeAdminPasswordFile } from './admin-password-file.js';
 import { SensorService } from './domain/sensors/service.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { IconLibrary } from './storage/icons.js';
-import { openFileStore } from './storage/open.js';
+import { openFileStore, withRemovals } from './storage/open.js';
+import type { FileSweeper } from './storage/file-sweeper.js';
 import { type ClusterMetrics, Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
@@ -59,6 +62,8 @@ export interface Runtime {
   services: Services;
   admin: AdminService;
   sweeper: PatrolSweeper;
+  /** Removes the bytes of deleted files once nothing refers to them (issue 24). */
+  fileSweeper: FileSweeper;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -68,6 +73,12 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Run pending migrations (default); a cluster worker opens a database its primary migrated. */
   migrate?: boolean;
+  /**
+   * Create a missing database (SQLite file) and migrate an empty one (default). False (an admin
+   * command without --create): a missing file, or a database without fieldops tables, is a
+   * ConfigError and nothing is created.
+   */
+  create?: boolean;
   /** In a cluster worker: shares its metrics with the primary and serves the cluster's sum. */
   clusterMetrics?: ClusterMetrics;
   /** In a cluster worker: carries realtime changes to (and from) the other workers. */
@@ -87,6 +98,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   let database: Database;
+  const create = options.create ?? true;
+  if (!create) requireDatabaseFile(config.database);
   try {
     database = openDatabase(config.database);
   } catch (error) {
@@ -94,6 +107,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   }
   const metrics = new Metrics({ pool: () => database.poolStats(), processMetrics: true, cluster: options.clusterMetrics });
   try {
+    if (!create) await requireFieldopsTables(database.knex, config.database);
     if (options.migrate ?? true) {
       const applied = await migrateToLatest(database.knex);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -120,7 +134,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
   const choices = new ChoiceService({ store, clock });
-  const files = await openFileStore(config.fileStore, config.dataDir);
+  const { files, sweeper: fileSweeper } = withRemovals(await openFileStore(config.fileStore, config.dataDir), { knex: database.knex, clock, logger, graceSeconds: config.fileGraceSeconds });
   const services: Services = {
     store,
     oauth,
@@ -134,7 +148,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
     patrols,
     patrolNotes: new PatrolNoteService({ store, clock, patrols }),
-    events: new EventService({ store, clock, choices, files, maxFileBytes: config.maxFileBytes }),
+    events: new EventService({ store, clock, choices, files, removals: fileSweeper, maxFileBytes: config.maxFileBytes }),
     patrolFiles: new PatrolFileService({ store, clock, files, patrols, maxFileBytes: config.maxFileBytes }),
     sensors: new SensorService({ store, clock, metrics }),
     files,
@@ -152,13 +166,13 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     realtime: new RealtimeHub(options.realtimeRelay ?? null),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
-  const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, rightsChanged: () => oauth.invalidatePrincipals() });
+  const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, throttle: config.throttle, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {
     await hot.close();
     await database.close();
   };
   const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });
-  return { config, database, store, services, admin, sweeper, clock, close };
+  return { config, database, store, services, admin, sweeper, fileSweeper, clock, close };
 }
 
 export interface RunningServer {
@@ -181,9 +195,10 @@ export interface PreparedServer {
 }
 
 /**
- * Checks the data directory and binds the port first, then opens the runtime, initialises an
- * empty database, and serves. A start that cannot listen fails before anything is written, so
- * a generated admin password is only ever created by a start that goes on to print it.
+ * Checks the data directory (and FIELDOPS_ADMIN_PASSWORD_FILE's) and binds the port first, then
+ * opens the runtime, initialises an empty database, and serves. A start that cannot listen fails
+ * before anything is written, so a generated admin password is only ever created by a start
+ * that goes on to print it (or has written it to its file).
  */
 export async function startServer(config: Config, options: RuntimeOptions = {}): Promise<RunningServer> {
   const prepared = await prepareServer(config, options);
@@ -200,6 +215,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
  */
 export async function prepareServer(config: Config, options: RuntimeOptions = {}): Promise<PreparedServer> {
   checkDataDir(config.dataDir);
+  if (config.adminPasswordFile && !config.adminPassword) checkAdminPasswordFile(config.adminPasswordFile);
   const listener = await bindListener(config.port, config.host);
   let runtime: Runtime;
   try {
@@ -210,12 +226,27 @@ export async function prepareServer(config: Config, options: RuntimeOptions = {}
   }
   let bootstrap: BootstrapResult | null = null;
   try {
-    bootstrap = await bootstrapEmptyDatabase({ store: runtime.store, users: runtime.services.users, clock: runtime.clock }, config.adminPassword);
+    bootstrap = await bootstrapDatabase(runtime);
     const demo = config.loadDemoData ? await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(packageRoot(), 'fixtures/demo')) : [];
     return { listener, runtime, bootstrap, demo };
   } catch (error) {
-    throw await abandonPrepared({ listener, runtime, bootstrap: bootstrap ?? { initialised: false, generatedAdminPassword: null }, demo: [] }, error);
+    throw await abandonPrepared({ listener, runtime, bootstrap: bootstrap ?? { initialised: false, generatedAdminPassword: null, passwordKept: false }, demo: [] }, error);
   }
+}
+
+/**
+ * The first-start set-up of an empty database (a no-op otherwise), as `serve` and `admin
+ * --create` run it: a generated admin password goes to FIELDOPS_ADMIN_PASSWORD_FILE when set
+ * (written before the set-up commits: if it cannot be, nothing is created), else it is returned
+ * to be printed once.
+ */
+export function bootstrapDatabase(runtime: Runtime): Promise<BootstrapResult> {
+  const { config } = runtime;
+  const file = config.adminPasswordFile;
+  return bootstrapEmptyDatabase(
+    { store: runtime.store, users: runtime.services.users, clock: runtime.clock },
+    { adminPassword: config.adminPassword, keepGeneratedPassword: file ? (password) => writeAdminPasswordFile(file, password) : undefined },
+  );
 }
 
 /**
@@ -224,6 +255,7 @@ export async function prepareServer(config: Config, options: RuntimeOptions = {}
  */
 async function abandonPrepared(prepared: PreparedServer, error: unknown): Promise<unknown> {
   await prepared.runtime.sweeper.stop();
+  await prepared.runtime.fileSweeper.stop();
   await prepared.listener.close();
   await prepared.runtime.close();
   return prepared.bootstrap.generatedAdminPassword ? new AdminCreatedError(error, prepared.bootstrap.generatedAdminPassword) : error;
@@ -244,7 +276,7 @@ export async function startWorkerServer(config: Config, options: WorkerServerOpt
     await listener.close();
     throw error;
   }
-  const prepared = { listener, runtime, bootstrap: { initialised: false, generatedAdminPassword: null }, demo: [] };
+  const prepared = { listener, runtime, bootstrap: { initialised: false, generatedAdminPassword: null, passwordKept: false }, demo: [] };
   try {
     return serve(config, prepared, options.sessionIdPrefix);
   } catch (error) {
@@ -257,6 +289,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
   const { listener, runtime, bootstrap, demo } = prepared;
   const app = createApp(runtime.services);
   runtime.sweeper.start(config.patrolSweepSeconds);
+  runtime.fileSweeper.start(config.fileSweepSeconds);
   const handle = app.callback();
   const revalidate = fastRevalidation(runtime.services);
   const server = listener.server;
@@ -269,7 +302,16 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
     );
   });
   capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
-  const realtime = attachRealtime(server, { oauth: runtime.services.oauth, hub: runtime.services.realtime, logger: runtime.services.logger, sessionIdPrefix });
+  const realtime = attachRealtime(server, {
+    oauth: runtime.services.oauth,
+    hub: runtime.services.realtime,
+    logger: runtime.services.logger,
+    metrics: runtime.services.metrics,
+    app,
+    trustProxy: config.trustProxy,
+    limits: config.realtime,
+    sessionIdPrefix,
+  });
   server.keepAliveTimeout = 5000;
   server.requestTimeout = 60000;
   // A handed listener binds nothing: its port is the primary's.
@@ -299,6 +341,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
         clearInterval(sweep);
         clearTimeout(grace);
         await runtime.sweeper.stop();
+        await runtime.fileSweeper.stop();
         await runtime.close();
       })()),
   };

@@ -12,6 +12,7 @@ import * as offlinePull from './20261123_0601_offline_pull.js';
 import * as patrolSerials from './20261123_0701_patrol_serials.js';
 import * as patrolChildIds from './20261123_0801_patrol_child_ids.js';
 import * as subjectStatusIndex from './20261124_0101_subject_status_index.js';
+import * as storedFileRemovals from './20261125_0301_stored_file_removals.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -31,4 +32,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261123_0701_patrol_serials', migration: patrolSerials },
   { name: '20261123_0801_patrol_child_ids', migration: patrolChildIds },
   { name: '20261124_0101_subject_status_index', migration: subjectStatusIndex },
+  { name: '20261125_0301_stored_file_removals', migration: storedFileRemovals },
 ];
