@@ -37,7 +37,7 @@ import { type Clock, systemClock } from './db/time.js';
 import { createLogger } from './logger.js';
 import { type Listener, bindListener, checkDataDir, handedListener } from './startup.js';
 import { translateConnectError } from './db/connect-errors.js';
-import { requireDatabaseFile, requireFieldopsTables } from './db/existing.js';
+import { databaseIsSetUp, requireDatabaseFile, requireFieldopsTables } from './db/existing.js';
 import { checkAdminPasswordFile, writeAdminPasswordFile } from './admin-password-file.js';
 import { SensorService } from './domain/sensors/service.js';
 import { UploadSlots } from './http/upload-slots.js';
@@ -215,7 +215,7 @@ export async function startServer(config: Config, options: RuntimeOptions = {}):
  */
 export async function prepareServer(config: Config, options: RuntimeOptions = {}): Promise<PreparedServer> {
   checkDataDir(config.dataDir);
-  if (config.adminPasswordFile && !config.adminPassword) checkAdminPasswordFile(config.adminPasswordFile);
+  await checkPasswordFileIfFirstStart(config, options.logger ?? createLogger(config.logLevel));
   const listener = await bindListener(config.port, config.host);
   let runtime: Runtime;
   try {
@@ -231,6 +231,21 @@ export async function prepareServer(config: Config, options: RuntimeOptions = {}
     return { listener, runtime, bootstrap, demo };
   } catch (error) {
     throw await abandonPrepared({ listener, runtime, bootstrap: bootstrap ?? { initialised: false, generatedAdminPassword: null, passwordKept: false }, demo: [] }, error);
+  }
+}
+
+/**
+ * FIELDOPS_ADMIN_PASSWORD_FILE is written only on a first start (the unit and the image keep it
+ * set): an unwritable one fails that start before anything is migrated, and is only a warning
+ * for a database already set up, which must not stop serving because of it.
+ */
+async function checkPasswordFileIfFirstStart(config: Config, logger: Logger): Promise<void> {
+  if (!config.adminPasswordFile || config.adminPassword) return;
+  try {
+    checkAdminPasswordFile(config.adminPasswordFile);
+  } catch (error) {
+    if (!(await databaseIsSetUp(config.database))) throw error;
+    logger.warn({ file: config.adminPasswordFile, reason: (error as Error).message }, 'FIELDOPS_ADMIN_PASSWORD_FILE cannot be written; only a first start writes it, and this database is set up');
   }
 }
 

@@ -167,7 +167,9 @@ export class StickyBalancer {
   private hand(worker: StickyTarget, socket: net.Socket, head: Buffer, release: () => void): void {
     this.watch(worker);
     const id = ++this.sequence;
-    const timer = setTimeout(() => this.drop(id), this.options.adoptTimeoutMs ?? 5000);
+    // A worker slow to adopt may still take the connection later (the handle is on its way):
+    // its slot stays taken until that worker reports it closed or goes away.
+    const timer = setTimeout(() => this.drop(id, true), this.options.adoptTimeoutMs ?? 5000);
     this.handed.set(id, { socket, worker, timer, release });
     const message: PrimaryMessage = { type: CONNECTION, id, head: head.toString('base64') };
     // keepOpen: the primary's copy is closed on ADOPTED (or when the worker is gone), not on
@@ -178,16 +180,18 @@ export class StickyBalancer {
   }
 
   /**
-   * Closes the primary's copy of a handed socket: the connection ends unless the worker holds it
-   * (`adopted`), whose slot is then kept until the worker reports the connection closed.
+   * Closes the primary's copy of a handed socket: the connection ends unless the worker holds it.
+   * `held`: the worker has it (ADOPTED), or may still adopt it (a slow adoption): its slot is
+   * kept until the worker reports the connection closed or goes away. Otherwise (the hand-over
+   * failed, the worker is gone) the slot is free at once.
    */
-  private drop(id: number, adopted = false): void {
+  private drop(id: number, held = false): void {
     const entry = this.handed.get(id);
     if (!entry) return;
     this.handed.delete(id);
     clearTimeout(entry.timer);
     entry.socket.destroy();
-    if (adopted) this.adopted.set(id, { worker: entry.worker, release: entry.release });
+    if (held) this.adopted.set(id, { worker: entry.worker, release: entry.release });
     else entry.release();
   }
 

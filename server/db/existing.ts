@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { Knex } from 'knex';
 import { ConfigError, type DatabaseConfig } from '../config.js';
-import { databaseLocation } from './knex.js';
+import { databaseLocation, openDatabase } from './knex.js';
 
 const HINT = 'point DATABASE_URL (or --database) at the server\'s database, or --data-dir (FIELDOPS_DATA_DIR) at its data directory; a new database is set up by `fieldops serve`, or by this command with --create';
 
@@ -20,4 +20,22 @@ export function requireDatabaseFile(config: DatabaseConfig): void {
 export async function requireFieldopsTables(knex: Knex, config: DatabaseConfig): Promise<void> {
   if (await knex.schema.hasTable('knex_migrations')) return;
   throw new ConfigError(`the database ${databaseLocation(config)} has no fieldops tables`, HINT);
+}
+
+/**
+ * Whether the database holds a tenant already (a start after the first), read without creating
+ * or migrating anything: false for a SQLite file that does not exist, an empty database, or one
+ * that cannot be read (the start goes on and reports that itself).
+ */
+export async function databaseIsSetUp(config: DatabaseConfig): Promise<boolean> {
+  if (config.dialect === 'sqlite' && !fs.existsSync(config.filename)) return false;
+  const database = openDatabase(config);
+  try {
+    if (!(await database.knex.schema.hasTable('tenants'))) return false;
+    return (await database.knex('tenants').first('id')) !== undefined;
+  } catch {
+    return false;
+  } finally {
+    await database.close();
+  }
 }

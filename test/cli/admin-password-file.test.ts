@@ -57,4 +57,13 @@ t.test(`an unwritable FIELDOPS_ADMIN_PASSWORD_FILE fails the start, printing no 
   t.equal(login.status, 200, 'and it is the admin\'s');
   next.child.kill('SIGTERM');
   t.equal(await next.exited, 0);
+
+  // The file is written on a first start only: a later start (the unit and the image keep the
+  // variable set) serves even when it can no longer be written, and says so.
+  const later = serveProcess({ ...env, FIELDOPS_ADMIN_PASSWORD_FILE: path.join(dir, 'no-such-folder', 'admin-password') });
+  const laterUrl = await later.url;
+  t.equal((await fetch(`${laterUrl}/healthz`)).status, 200, 'a start after the first serves with an unwritable file');
+  t.match(later.output(), /FIELDOPS_ADMIN_PASSWORD_FILE cannot be written; only a first start writes it/, 'and warns');
+  later.child.kill('SIGTERM');
+  t.equal(await later.exited, 0);
 });

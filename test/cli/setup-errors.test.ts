@@ -10,7 +10,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import t, { type Test } from 'tap';
 import { binPath, runCli, type CliResult } from '../helpers/cli.js';
-import { dialect, unavailableReason } from '../helpers/database.js';
+import { adminUrl, dialect, unavailableReason } from '../helpers/database.js';
 import { noteChildOutput } from '../helpers/warnings.js';
 
 const STACK = /\n\s+at \S/;
@@ -50,7 +50,7 @@ t.test('a PostgreSQL database that does not exist', async (t) => {
   if (dialect !== 'postgres') return void t.pass('skipped', { skip: 'needs PostgreSQL (FIELDOPS_TEST_DIALECT=postgres)' });
   const reason = await unavailableReason();
   if (reason) return void t.pass('skipped', { skip: reason });
-  const url = new URL(process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  const url = new URL(adminUrl);
   url.pathname = '/fieldops_no_such_database_14';
   const result = await runCli(['serve', '--port', '0', '--data-dir', path.join(dir, 'pg-data'), '--database', url.toString()], { env });
   expectUserError(t, result, /the PostgreSQL database "fieldops_no_such_database_14" does not exist/, /^hint: create it first: createdb/m);
@@ -60,7 +60,7 @@ t.test('a PostgreSQL user that may not create tables', async (t) => {
   if (dialect !== 'postgres') return void t.pass('skipped', { skip: 'needs PostgreSQL (FIELDOPS_TEST_DIALECT=postgres)' });
   const reason = await unavailableReason();
   if (reason) return void t.pass('skipped', { skip: reason });
-  const admin = knexFactory({ client: 'pg', connection: process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test' });
+  const admin = knexFactory({ client: 'pg', connection: adminUrl });
   const suffix = randomBytes(4).toString('hex');
   const [role, database] = [`fieldops_nocreate_${suffix}`, `fieldops_nocreate_${suffix}`];
   // A database the role does not own: PostgreSQL 15 and later give it no CREATE on public (older ones do, so it is revoked).
@@ -71,7 +71,7 @@ t.test('a PostgreSQL user that may not create tables', async (t) => {
     await admin.raw(`DROP ROLE IF EXISTS ${role}`);
     await admin.destroy();
   });
-  const url = new URL(process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  const url = new URL(adminUrl);
   const owner = knexFactory({ client: 'pg', connection: Object.assign(new URL(url), { pathname: `/${database}` }).toString() });
   await owner.raw('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
   await owner.destroy();

@@ -13,7 +13,8 @@ import { type Database, openDatabase } from '../../server/db/knex.js';
  * file gets a database of its own, dropped at the end.
  */
 export const dialect: 'sqlite' | 'postgres' = process.env.FIELDOPS_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
-const adminUrl = process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The PostgreSQL server's maintenance database: tests create theirs through it. */
+export const adminUrl = process.env.FIELDOPS_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export interface TestDatabase {
   config: DatabaseConfig;

@@ -182,20 +182,32 @@ t.test('a connection that sends nothing is cut after the timeout; one no worker 
   await t.rejects(new Promise((resolve, reject) => net.connect(port, '127.0.0.1', () => resolve(undefined)).once('error', reject)), 'closed: nothing listens');
 });
 
-/** Resolves true when the server closes the connection without a byte, false when it answers (or holds it for 1.5 s). */
-function cutAtOnce(port: number): Promise<boolean> {
+/**
+ * What becomes of one request on a new connection: 'cut' when the server closes it without a
+ * byte, 'answered' when an HTTP status line comes back, 'held' when neither happens in 10 s.
+ */
+function fate(port: number): Promise<'cut' | 'answered' | 'held'> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
-    let answered = false;
-    socket.on('data', () => (answered = true));
+    let text = '';
+    const settle = (outcome: 'cut' | 'answered' | 'held') => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(outcome);
+    };
+    socket.on('data', (chunk) => {
+      text += chunk;
+      if (/^HTTP\/1\.1 \d{3} /.test(text)) settle('answered');
+    });
     socket.on('error', () => {});
-    const timer = setTimeout(() => (socket.destroy(), resolve(false)), 1500);
-    socket.once('close', () => (clearTimeout(timer), resolve(!answered)));
+    const timer = setTimeout(() => settle('held'), 10_000);
+    socket.once('close', () => settle(text ? 'answered' : 'cut'));
   });
 }
 
+/** Polls `check` for up to 10 s (cross-process messages on a busy machine). */
 async function until(check: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 80 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   return check();
 }
 
@@ -219,7 +231,7 @@ t.test('the primary caps the connections one address holds, over their whole lif
   // Idle connections that never send a request line hold their slots at the primary.
   const idle = [await connect(), await connect(), await connect()];
   t.ok(await until(() => balancer.openFrom('127.0.0.1') === 3), 'three idle connections are counted');
-  t.equal(await cutAtOnce(port), true, 'a fourth is cut at once, without an answer');
+  t.equal(await fate(port), 'cut', 'a fourth is cut at once, without an answer');
   idle.forEach((socket) => socket.destroy());
   t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'closed idle connections free their slots');
 
@@ -229,10 +241,10 @@ t.test('the primary caps the connections one address holds, over their whole lif
   const served = await Promise.all([0, 1, 2].map(() => post(port, [Buffer.from('x')], agent)));
   t.ok(served.every((answer) => answer.pid === worker.pid), 'three requests served on kept connections');
   t.ok(await until(() => balancer.openFrom('127.0.0.1') === 3), 'the kept connections still count, held by the worker');
-  t.equal(await cutAtOnce(port), true, 'so a fourth connection is cut');
+  t.equal(await fate(port), 'cut', 'so a fourth connection is cut');
   agent.destroy();
   t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'the worker reports them closed: the slots are free');
-  t.equal(await cutAtOnce(port), false, 'and a new connection is served');
+  t.equal(await fate(port), 'answered', 'and a new connection is served');
 
   // A worker that dies gives back the slots of every connection it held.
   const kept = new http.Agent({ keepAlive: true, maxSockets: 2 });
@@ -241,4 +253,21 @@ t.test('the primary caps the connections one address holds, over their whole lif
   t.ok(await until(() => balancer.openFrom('127.0.0.1') === 2), 'two kept connections');
   worker.kill('SIGKILL');
   t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'freed when their worker is gone');
+});
+
+t.test('a connection a slow worker adopts after the timeout keeps its slot until it closes', async (t) => {
+  const worker = await startWorker(t);
+  const balancer = new StickyBalancer({ pick: () => worker, maxConnectionsPerAddress: 2, adoptTimeoutMs: 100 });
+  await balancer.listen(0, '127.0.0.1');
+  t.teardown(() => balancer.close());
+  const { port } = balancer.address();
+  // The worker reads no message for 800 ms: the connection handed meanwhile is adopted late.
+  worker.send({ pause: 800 });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  t.teardown(() => agent.destroy());
+  const answer = await post(port, [Buffer.from('late')], agent);
+  t.equal(answer.pid, worker.pid, 'served by the worker once it adopted the connection');
+  t.equal(balancer.openFrom('127.0.0.1'), 1, 'the kept connection still holds its slot');
+  agent.destroy();
+  t.ok(await until(() => balancer.openFrom('127.0.0.1') === 0), 'given back when the worker reports it closed');
 });
