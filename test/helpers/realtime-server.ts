@@ -3,9 +3,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
+import { io } from 'socket.io-client';
 import { type CliResult, runCli } from './cli.js';
 import { type TestDatabase, createTestDatabase, unavailableReason } from './database.js';
 import { type LoopDelay } from './loop-delay.js';
+import type { RealtimeSession } from './realtime-session.js';
 import { serveProcess } from './serve-process.js';
 
 export const PASSWORD = 'Realtime-Bounds-Pass-1';
@@ -88,6 +90,21 @@ export class PollingSession {
     await this.post(sio.authorization(token, nsp));
     const answer = (await this.pollUntil((packet) => packet.includes('"resp_authorization"'))).find((packet) => packet.includes('"resp_authorization"'));
     return answer ? Number(/"code":(\d+)/.exec(answer)?.[1] ?? 0) : 0;
+  }
+
+  /**
+   * A session authorised with `token` under a short authorization deadline: a try the deadline
+   * closed before it was answered (no answer) is retried (up to `tries`), so how fast this machine answers
+   * does not matter; once authorised, a session has no deadline.
+   */
+  static async authorized(url: string, token: string, tries = 10, headers: Record<string, string> = {}): Promise<PollingSession> {
+    for (let i = 0; i < tries; i++) {
+      const session = await PollingSession.open(url, headers);
+      const status = await session.authorize(token);
+      if (status === 200) return session;
+      if (status !== 0) throw new Error(`authorization answered ${status}`);
+    }
+    throw new Error(`no session authorised in ${tries} tries`);
   }
 
   /** Polls until a packet matches (at most `polls` polls); every packet read, in order. */
@@ -229,4 +246,32 @@ export async function within<T>(promise: Promise<T>, ms: number, fallback: T): P
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * realtimeSession (test/helpers/realtime-session.ts) under a short authorization deadline: a try
+ * the deadline closed before its answer (none) is retried (up to `tries`), so that how fast this machine
+ * answers does not matter; once authorised, a session has no deadline.
+ */
+export async function authorizedSession(t: Test, url: string, token: string, options: { transports?: Array<'polling' | 'websocket'>; tries?: number } = {}): Promise<RealtimeSession> {
+  const tries = options.tries ?? 10;
+  for (let i = 0; i < tries; i++) {
+    const socket = io(url + '/das', { path: '/socket.io', reconnection: false, forceNew: true, ...(options.transports ? { transports: options.transports } : {}) });
+    t.teardown(() => void socket.close());
+    const received: Array<[string, any]> = [];
+    socket.onAny((type: string, payload: unknown) => received.push([type, payload]));
+    const ended = new Promise<number>((resolve) => {
+      socket.once('connect_error', () => resolve(0));
+      socket.once('disconnect', () => resolve(0));
+    });
+    const connected = await Promise.race([new Promise<number>((resolve) => socket.once('connect', () => resolve(1))), ended]);
+    if (connected) {
+      const answer = new Promise<number>((resolve) => socket.once('resp_authorization', (message: { status: { code: number } }) => resolve(message.status.code)));
+      socket.emit('authorization', { type: 'authorization', id: 1, authorization: `Bearer ${token}` });
+      const status = await Promise.race([answer, ended]);
+      if (status !== 0) return { socket, status, received };
+    }
+    socket.close();
+  }
+  throw new Error(`no realtime session authorised in ${tries} tries`);
 }

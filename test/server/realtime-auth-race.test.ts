@@ -5,14 +5,15 @@ import { dialect } from '../helpers/database.js';
 import { type RealtimeServer, startRealtimeServer, within } from '../helpers/realtime-server.js';
 
 /**
- * Issue 24, finding 4: a session whose socket goes away while its token is being checked is
+ * Issue 24, finding 7: a session whose socket goes away while its token is being checked is
  * never registered (it used to stay in the hub until the token expired). The server runs in its
  * own process and checks the token in the database each time (FIELDOPS_AUTH_CACHE_MS=0).
  *
- * NOTE: on SQLite the check reads synchronously (better-sqlite3), so nothing can come between
- * its start and its end; on PostgreSQL it is real I/O. There the test also holds the token table
- * locked while the sessions authorise and leave, so that every check is still waiting when its
- * socket closes (the unfixed server registered all of them).
+ * NOTE: PostgreSQL only. On SQLite the check reads synchronously (better-sqlite3), so nothing can
+ * come between its start and its end: the race cannot happen and the run could not fail. On
+ * PostgreSQL it is real I/O; the test also holds the token table locked while the sessions
+ * authorise and leave, so that every check is still waiting when its socket closes (the unfixed
+ * server registered all of them).
  */
 
 /** Sessions that send their authorization and close once the server has taken it. */
@@ -44,6 +45,10 @@ async function authorizeAndLeave(s: RealtimeServer, token: string, count: number
 }
 
 t.test(`realtime: sessions that disconnect during their authorization leave nothing registered (${dialect})`, async (t) => {
+  if (dialect === 'sqlite') {
+    t.pass('skipped', { skip: 'SQLite: the token check reads synchronously, so no disconnect can land during it (this run could not fail)' });
+    return;
+  }
   const s = await startRealtimeServer(t, { FIELDOPS_AUTH_CACHE_MS: '0' });
   if (!s) return;
   const token = await s.login();
@@ -57,23 +62,19 @@ t.test(`realtime: sessions that disconnect during their authorization leave noth
   const left = authorized(await s.until((now) => authorized(now) === 0, 5000));
   t.equal(left, 0, `none is left registered in the hub (${left})`);
 
-  if (s.db.config.dialect === 'postgres') {
-    const knex = knexFactory({ client: 'pg', connection: s.db.location });
-    t.teardown(() => knex.destroy());
-    const trx = await knex.transaction();
-    await trx.raw('LOCK TABLE oauth_access_tokens IN ACCESS EXCLUSIVE MODE');
-    let held = 0;
-    try {
-      held = await authorizeAndLeave(s, token, 40, ['polling']);
-      t.equal(connected(await s.until((now) => connected(now) === 0)), 0, `${held} sessions left while their token checks wait on the lock`);
-    } finally {
-      await trx.commit();
-    }
-    t.equal(held, 40);
-    const registered = authorized(await s.until((now) => authorized(now) === 0, 5000));
-    t.equal(registered, 0, `the checks finish after their sockets closed: none registered (${registered})`);
-  } else {
-    t.comment('SQLite: the token check is synchronous, so no disconnect can land during it');
+  const knex = knexFactory({ client: 'pg', connection: s.db.location });
+  t.teardown(() => knex.destroy());
+  const trx = await knex.transaction();
+  await trx.raw('LOCK TABLE oauth_access_tokens IN ACCESS EXCLUSIVE MODE');
+  let held = 0;
+  try {
+    held = await authorizeAndLeave(s, token, 40, ['polling']);
+    t.equal(connected(await s.until((now) => connected(now) === 0)), 0, `${held} sessions left while their token checks wait on the lock`);
+  } finally {
+    await trx.commit();
   }
+  t.equal(held, 40);
+  const registered = authorized(await s.until((now) => authorized(now) === 0, 5000));
+  t.equal(registered, 0, `the checks finish after their sockets closed: none registered (${registered})`);
   t.ok(await s.alive());
 });

@@ -4,7 +4,10 @@ import type { DropReason, RefusalReason } from './metrics.js';
 
 /** The realtime channel's configured limits (FIELDOPS_REALTIME_*, server/config.ts). */
 export interface RealtimeLimits {
-  /** A session must be authorised within this time of its handshake, or it is closed. */
+  /**
+   * A session must be authorised within this time of its handshake, or it is closed; the same
+   * holds again from the moment its last authorised socket goes (it leaves, or its token ends).
+   */
   readonly authorizeSeconds: number;
   /** Sessions one client address may hold open at once; 0: no cap. */
   readonly sessionsPerAddress: number;
@@ -28,6 +31,13 @@ export const WRITE_BUFFER_PACKETS = 256;
 /** The same bound in bytes, past the first waiting packet (one large event may always wait). */
 export const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
 const SWEEP_MS = 500;
+
+/** The bytes a packet's data takes (strings count in UTF-8, as they are sent); 0 for none. */
+function byteLength(data: unknown): number {
+  if (typeof data === 'string') return Buffer.byteLength(data);
+  if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) return data.byteLength;
+  return 0;
+}
 
 /** What the guard reads and does on an engine.io session (engine.io's `Socket`). */
 export interface EngineConn {
@@ -54,8 +64,10 @@ export interface Handshake {
 interface SessionState {
   address: string;
   origin: string;
-  openedAt: number;
-  authorized: boolean;
+  /** Since when the authorization deadline runs (the handshake, or the last authorised socket's end). */
+  deadlineFrom: number;
+  /** Sockets of the session registered as authorised now; the deadline applies while there are none. */
+  authorized: number;
   dropped: boolean;
   tokens: number;
   refilledAt: number;
@@ -115,8 +127,8 @@ export class SessionGuard {
     const state: SessionState = {
       address: handshake.address,
       origin: handshake.origin ?? 'http://localhost',
-      openedAt: now,
-      authorized: false,
+      deadlineFrom: now,
+      authorized: 0,
       dropped: false,
       tokens: BURST_PACKETS,
       refilledAt: now,
@@ -149,7 +161,7 @@ export class SessionGuard {
     });
     conn.on('packetCreate', (packet) => {
       state.pendingPackets += 1;
-      state.pendingBytes += typeof packet.data === 'string' || Buffer.isBuffer(packet.data) ? packet.data.length : 0;
+      state.pendingBytes += byteLength(packet.data);
       state.pendingSince ??= Date.now();
       if (state.pendingPackets > WRITE_BUFFER_PACKETS || (state.pendingPackets > 1 && state.pendingBytes > WRITE_BUFFER_BYTES)) this.drop(conn, state, 'write_buffer');
     });
@@ -171,10 +183,23 @@ export class SessionGuard {
     return this.sessions.get(conn)?.origin ?? 'http://localhost';
   }
 
-  /** A socket of the session was authorised: its deadline no longer applies. */
-  authorized(conn: EngineConn): void {
+  /**
+   * A socket of the session was authorised: the deadline no longer applies, until the returned
+   * release (idempotent) has been called for each of its authorised sockets (each left, or its
+   * token ended). The deadline then restarts: a session with no authorised socket could otherwise
+   * hold its slots for ever on heartbeats alone.
+   */
+  authorized(conn: EngineConn): () => void {
     const state = this.sessions.get(conn);
-    if (state) state.authorized = true;
+    if (!state) return () => {};
+    state.authorized += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.authorized -= 1;
+      if (state.authorized === 0) state.deadlineFrom = Date.now();
+    };
   }
 
   /** Packets waiting in all sessions' outgoing buffers (the `queued_packets` gauge). */
@@ -196,7 +221,7 @@ export class SessionGuard {
     const now = Date.now();
     const deadline = this.deps.limits.authorizeSeconds * 1000;
     for (const [conn, state] of this.sessions) {
-      if (!state.authorized && now - state.openedAt >= deadline) this.drop(conn, state, 'authorization_deadline');
+      if (state.authorized === 0 && now - state.deadlineFrom >= deadline) this.drop(conn, state, 'authorization_deadline');
       else if (state.pendingSince !== null && now - state.pendingSince >= this.deps.stallMs) this.drop(conn, state, 'stalled');
     }
   }

@@ -3,6 +3,7 @@ import { type IncomingMessage, type Server as HttpServer, ServerResponse } from 
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { Server, type Socket } from 'socket.io';
+import type { Principal } from '../../domain/context.js';
 import { AuthenticationError, NotAllowedError } from '../../domain/errors.js';
 import type { OAuthService } from '../../domain/oauth/service.js';
 import type { Metrics } from '../../metrics/metrics.js';
@@ -75,53 +76,83 @@ export function attachRealtime(server: HttpServer, deps: RealtimeDeps): { close(
 
   const onConnection = (socket: Socket) => {
     const conn = socket.conn as unknown as EngineConn;
-    let remove: (() => void) | null = null;
-    let checking = false;
-    socket.on('authorization', async (message: unknown) => {
-      // One check at a time per socket: a flood of them would each read the database.
-      if (checking) return;
-      checking = true;
+    /** Ends the socket's registration (the hub's, and the guard's count of authorised sockets). */
+    let registration: (() => void) | null = null;
+    const unregister = () => {
+      registration?.();
+      registration = null;
+    };
+    const register = (principal: Principal, token: string) => {
+      unregister();
+      const removeFromHub = deps.hub.add({
+        tenantId: principal.tenantId,
+        origin: guard.originOf(conn),
+        authorize: async () => {
+          try {
+            return await deps.oauth.authenticateBearer(token, undefined);
+          } catch (error) {
+            if (error instanceof AuthenticationError || error instanceof NotAllowedError) return null;
+            deps.logger.warn({ err: error }, 'realtime: the session\'s token could not be checked; this change is not delivered to it');
+            throw error;
+          }
+        },
+        send: (type, payload) => void socket.emit(type, payload),
+        close: () => {
+          unregister();
+          socket.disconnect(true);
+        },
+      });
+      const release = guard.authorized(conn);
+      registration = () => {
+        removeFromHub();
+        release();
+      };
+    };
+    /** The principal of an `authorization` message's bearer token, or null (no token, or not valid now). */
+    const check = async (message: unknown): Promise<{ principal: Principal; token: string } | null> => {
       const header = String((message as { authorization?: unknown } | null)?.authorization ?? '');
       const token = /^bearer\s+(\S+)$/i.exec(header.trim())?.[1];
+      if (!token) return null;
       try {
-        if (!token) throw new Error('no token');
-        const principal = await deps.oauth.authenticateBearer(token, undefined);
-        // The socket may have closed while the token was checked; its 'disconnect' has run
-        // then, and would never remove a registration made now (issue 24).
-        if (!socket.connected) return;
-        remove?.();
-        remove = deps.hub.add({
-          tenantId: principal.tenantId,
-          origin: guard.originOf(conn),
-          authorize: async () => {
-            try {
-              return await deps.oauth.authenticateBearer(token, undefined);
-            } catch (error) {
-              if (error instanceof AuthenticationError || error instanceof NotAllowedError) return null;
-              deps.logger.warn({ err: error }, 'realtime: the session\'s token could not be checked; this change is not delivered to it');
-              throw error;
-            }
-          },
-          send: (type, payload) => void socket.emit(type, payload),
-          close: () => void socket.disconnect(true),
-        });
-        guard.authorized(conn);
-        socket.emit('resp_authorization', { status: { code: 200, message: 'OK' } });
+        return { principal: await deps.oauth.authenticateBearer(token, undefined), token };
       } catch {
-        if (!socket.connected) return;
-        socket.emit('resp_authorization', { status: { code: 401, message: 'Unauthorized' } });
-        socket.disconnect(true);
+        return null;
+      }
+    };
+    // One check at a time per socket: a flood of them would each read the database. Messages that
+    // come during a check wait for it; then the latest of them is checked, and answers them all.
+    // Every message is answered, in order, and the last one decides: 200 registers the socket (in
+    // place of any earlier registration); 401 ends its registration, and the socket too unless
+    // another message waits.
+    let checking = false;
+    let waiting: { message: unknown; answers: number } | null = null;
+    const authorize = async (message: unknown) => {
+      checking = true;
+      try {
+        for (let current: typeof waiting = { message, answers: 1 }; current; current = waiting, waiting = null) {
+          const checked = await check(current.message);
+          // The socket may have closed while the token was checked; its 'disconnect' has run
+          // then, and would never remove a registration made now (issue 24).
+          if (!socket.connected) return;
+          if (checked) register(checked.principal, checked.token);
+          else unregister();
+          const status = checked ? { code: 200, message: 'OK' } : { code: 401, message: 'Unauthorized' };
+          for (let i = 0; i < current.answers; i++) socket.emit('resp_authorization', { status });
+          if (!checked && !waiting) socket.disconnect(true);
+        }
       } finally {
         checking = false;
+        waiting = null;
       }
+    };
+    socket.on('authorization', (message: unknown) => {
+      if (checking) waiting = { message, answers: (waiting?.answers ?? 0) + 1 };
+      else void authorize(message);
     });
     socket.on('echo', () => {
-      if (remove) socket.emit('echo_resp', { data: 'pong' });
+      if (registration) socket.emit('echo_resp', { data: 'pong' });
     });
-    socket.on('disconnect', () => {
-      remove?.();
-      remove = null;
-    });
+    socket.on('disconnect', unregister);
   };
   for (const name of NAMESPACES) io.of(name).on('connection', onConnection);
   io.engine.on('connection_error', (error: { code?: number; message?: string }) => deps.logger.debug({ code: error.code, message: error.message }, 'realtime connection refused'));
