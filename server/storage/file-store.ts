@@ -64,9 +64,11 @@ export interface FileStore {
   /**
    * Removes the bytes stored under `sha256`; nothing when there are none. Content is shared by
    * every row (and tenant) that stored the same bytes: only the sweeper calls this, once it has
-   * claimed the key and found nothing using it (server/storage/file-sweeper.ts).
+   * claimed the key and found nothing using it (server/storage/file-sweeper.ts). `signal` ends
+   * a removal that has taken too long: the call then rejects, and a store that sends a request
+   * aborts it (a local unlink is quick and ignores it).
    */
-  remove(sha256: string): Promise<void>;
+  remove(sha256: string, options?: { signal?: AbortSignal }): Promise<void>;
   /** Every stored file: its sha256 and when its bytes were written (whole epoch ms), in no set order. */
   list(): AsyncIterable<ListedFile>;
   /** A time-limited URL a client may fetch the bytes from directly, or null: stream them. */

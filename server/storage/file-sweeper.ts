@@ -6,12 +6,32 @@ import type { FileStore } from './file-store.js';
 
 /**
  * How long a sweeper's claim on a key protects its removal. A claim older than this is a dead
- * process's: another sweeper may take it over, and an upload of the same bytes stops waiting for
- * it. A live sweeper gives up a removal it could not start within half of this.
- * NOTE: takeover compares `claimed_at` with this process's clock: the clocks of processes
- * sharing a database must agree within half of this (NTP does far better).
+ * (or stalled) process's: another sweeper may take it over, and an upload of the same bytes that
+ * has waited this long for it takes it over too (leased-store.ts). A live sweeper's removal ends
+ * within REMOVAL_BUDGET_MS of its claim, half of this.
+ * NOTE: a sweeper's takeover compares `claimed_at` with this process's clock: the clocks of
+ * processes sharing a database must agree within half of this (NTP does far better). An
+ * upload's takeover compares no clocks (it measures its own wait).
  */
 export const CLAIM_STALE_MS = 60_000;
+/**
+ * A removal ends within this of the moment its sweeper sent its claim: none starts past half of
+ * it, and the store's request is aborted at its end.
+ */
+export const REMOVAL_BUDGET_MS = CLAIM_STALE_MS / 2;
+
+/**
+ * Time as the removal protocol measures it: monotonic (a wall clock that steps must not stretch
+ * or shorten a wait), and a signal that fires once `ms` of it have passed. Tests pass their own.
+ */
+export interface Stopwatch {
+  now(): number;
+  signalAfter(ms: number): AbortSignal;
+}
+
+// NOTE: AbortSignal.timeout takes whole milliseconds only (it throws on a fraction).
+export const monotonicStopwatch: Stopwatch = { now: () => performance.now(), signalAfter: (ms) => AbortSignal.timeout(Math.max(0, Math.floor(ms))) };
+
 /** A scan whose claim was not renewed for this long is a dead process's; another resumes it from the start. */
 const SCAN_STALE_MS = 10 * 60_000;
 const BATCH = 500;
@@ -36,9 +56,11 @@ export interface SweepResult {
  * Keys are queued by the transaction that deletes a reference (stored-files.ts), and by the
  * one-time scan of each store. A removal: claim the key (a conditional update, so among several
  * processes one wins), then check that nothing uses it, then remove the bytes, then delete the
- * queue row (kept if the key was queued again meanwhile). A removal that fails (the bucket is
- * unreachable) releases its claim and is retried by the next sweep; one whose process died is
- * taken over once its claim is stale.
+ * queue row (kept if the key was queued again meanwhile). The removal is bounded in time
+ * (REMOVAL_BUDGET_MS): an upload of the same bytes may be waiting for it, and stops waiting
+ * after CLAIM_STALE_MS (the protocol: leased-store.ts). A removal that fails or times out (the
+ * bucket is unreachable or hangs) releases its claim and is retried by the next sweep; one whose
+ * process died is taken over once its claim is stale.
  *
  * A sweep also turns stale leases (their process died between storing bytes and referring to
  * them) into queued keys, and scans the store once for bytes nothing refers to (uploads deleted
@@ -50,7 +72,11 @@ export class FileSweeper implements FileRemovals {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
 
-  constructor(private readonly deps: { repository: KnexStoredFileRepository; files: FileStore; clock: Clock; logger: Logger; graceMs: number }) {}
+  private readonly stopwatch: Stopwatch;
+
+  constructor(private readonly deps: { repository: KnexStoredFileRepository; files: FileStore; clock: Clock; logger: Logger; graceMs: number; stopwatch?: Stopwatch }) {
+    this.stopwatch = deps.stopwatch ?? monotonicStopwatch;
+  }
 
   async released(sha256s: readonly string[]): Promise<void> {
     for (const sha256 of new Set(sha256s)) {
@@ -64,11 +90,12 @@ export class FileSweeper implements FileRemovals {
 
   /** Claims, checks and removes one queued key; true when this call removed its bytes. */
   async removeIfUnused(sha256: string): Promise<boolean> {
-    const { repository, clock, files } = this.deps;
+    const { repository, clock, files, logger } = this.deps;
     const now = clock.now();
+    // Read before the claim is sent: the budget runs from no later than its commit.
+    const started = this.stopwatch.now();
     const claim = await repository.claimRemoval(sha256, randomUUID(), now, now - CLAIM_STALE_MS);
     if (!claim) return false;
-    const claimed = performance.now();
     try {
       // Read after the claim committed: an upload that leased the key before is seen here; one
       // that leases it later sees the claim and waits (leased-store.ts).
@@ -76,16 +103,23 @@ export class FileSweeper implements FileRemovals {
         await repository.settleRemoval(claim);
         return false;
       }
-      if (performance.now() - claimed > CLAIM_STALE_MS / 2) {
+      const left = started + REMOVAL_BUDGET_MS - this.stopwatch.now();
+      if (left < REMOVAL_BUDGET_MS / 2) {
+        // Too little time left for a request that may be slow: the next sweep tries again.
         await repository.releaseRemoval(claim);
         return false;
       }
-      await files.remove(sha256);
+      await files.remove(sha256, { signal: this.stopwatch.signalAfter(left) });
     } catch (error) {
       await repository.releaseRemoval(claim).catch(() => undefined);
       throw error;
     }
-    await repository.settleRemoval(claim);
+    if (!(await repository.settleRemoval(claim))) {
+      // The claim was taken over while the bytes were being removed: the removal outlasted its
+      // budget (a store that ignored the abort, a process paused past its deadline). An upload
+      // of the same bytes may have stored them meanwhile; the key stays queued.
+      logger.error({ sha256 }, 'a file removal outlasted its claim: an upload of the same bytes meanwhile may have lost them');
+    }
     return true;
   }
 

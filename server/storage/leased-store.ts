@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { KnexStoredFileRepository } from '../db/repositories/stored-files.js';
 import type { Clock } from '../db/time.js';
 import type { ByteRange, FileStore, ListedFile, StagedFile, StoredFile } from './file-store.js';
-import { CLAIM_STALE_MS } from './file-sweeper.js';
+import { CLAIM_STALE_MS, type Stopwatch, monotonicStopwatch } from './file-sweeper.js';
 
 export interface LeaseDeps {
   repository: KnexStoredFileRepository;
@@ -15,6 +15,8 @@ export interface LeaseDeps {
   graceMs: number;
   /** Told when an upload waits for a removal of its bytes to finish (observability, tests). */
   onRemovalWait?: (sha256: string) => void;
+  /** How an upload measures its wait for a removal (default: the monotonic clock). */
+  stopwatch?: Stopwatch;
 }
 
 /**
@@ -26,11 +28,29 @@ export interface LeaseDeps {
  * referencing transaction has committed or failed, gives the lease back and queues the key for
  * removal when nothing refers to it (a refused upload leaves nothing behind).
  *
- * Why this is enough: the upload writes its lease, then reads claims; the sweeper writes its
- * claim, then reads leases and references. Each write is committed before its writer's read
- * begins, so at least one of the two sees the other: either the sweeper sees the lease (and
- * keeps the bytes), or the upload sees the claim (and waits until the bytes are gone, then
- * stores them again). The lease outlives the commit of the row that refers to the bytes.
+ * The protocol between an upload and the sweepers, for one sha256:
+ * 1. The upload writes its lease, then reads the claim. A sweeper notes the time (monotonic),
+ *    writes its claim (a conditional update: one live claim per key), then reads leases and
+ *    references. Each write is committed before its writer's read begins, so at least one of
+ *    the two sees the other: the sweeper sees the lease (and keeps the bytes), or the upload
+ *    sees the claim. A claim written after the upload's read sees the lease, so the claim seen
+ *    then, if any, is the only one that may be removing the bytes.
+ * 2. A sweeper's removal ends within REMOVAL_BUDGET_MS (half of CLAIM_STALE_MS) of the time it
+ *    noted: it starts none later than half of that, and the store's request (DeleteObject) is
+ *    aborted at its end. It then settles its claim (deletes the queue row) or releases it.
+ * 3. The upload waits while the claim it saw is there. Once that claim is gone or replaced
+ *    (settled, released, or taken over as stale by another sweeper: with clocks that agree
+ *    within half of CLAIM_STALE_MS, never before the budget is spent), its removal is over: the
+ *    upload commits the bytes (stored again if they were removed). A claim still there CLAIM_STALE_MS after the upload saw it (measured by the
+ *    upload, from after the claim had committed: no clocks are compared) has outlived its
+ *    sweeper's budget twice over: a dead or stalled process's. The upload takes it over with a
+ *    conditional update (that claim released, the key still queued) before it commits, so the
+ *    stalled sweeper can no longer settle it (it logs the overrun instead), and the next sweep
+ *    claims the key afresh and finds the lease.
+ * 4. The lease outlives the commit of the row that refers to the bytes (`discard`).
+ * What no database can close is a delete the store received but carries out after its client
+ * gave up on it, or a sweeper paused between its deadline check and its request: the half of
+ * CLAIM_STALE_MS between a sweeper's deadline and an upload's takeover is the margin for those.
  */
 export class LeasedFileStore implements FileStore {
   private readonly held = new Set<string>();
@@ -91,8 +111,8 @@ export class LeasedFileStore implements FileStore {
     return this.inner.has(sha256);
   }
 
-  remove(sha256: string): Promise<void> {
-    return this.inner.remove(sha256);
+  remove(sha256: string, options?: { signal?: AbortSignal }): Promise<void> {
+    return this.inner.remove(sha256, options);
   }
 
   list(): AsyncIterable<ListedFile> {
@@ -104,21 +124,28 @@ export class LeasedFileStore implements FileStore {
   }
 
   /**
-   * Leases `sha256` for one upload, then waits while a sweeper holds a claim on it (its removal
-   * may be under way). A live sweeper settles its claim within moments; one still there after
-   * CLAIM_STALE_MS (measured here, so other machines' clocks do not matter) is a dead process's.
+   * Leases `sha256` for one upload, then waits while the claim a sweeper held on it at that
+   * moment remains (its removal may be under way): steps 1 and 3 of the protocol above.
    */
   private async takeLease(sha256: string): Promise<string> {
-    const { repository, clock } = this.deps;
+    const { repository, clock, logger } = this.deps;
+    const stopwatch = this.deps.stopwatch ?? monotonicStopwatch;
     const id = randomUUID();
     await repository.takeLease(id, sha256, clock.now());
     this.hold(id);
     try {
-      const started = performance.now();
-      for (let delay = 5; await repository.removalUnderWay(sha256); delay = Math.min(delay * 2, 200)) {
-        if (delay === 5) this.deps.onRemovalWait?.(sha256);
-        if (performance.now() - started > CLAIM_STALE_MS) break;
-        await sleep(delay);
+      const seen = await repository.removalClaim(sha256);
+      if (seen !== null) {
+        const since = stopwatch.now();
+        this.deps.onRemovalWait?.(sha256);
+        for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+          await sleep(delay);
+          if ((await repository.removalClaim(sha256)) !== seen) break;
+          if (stopwatch.now() - since > CLAIM_STALE_MS) {
+            if (await repository.takeOverRemoval(sha256, seen)) logger.warn({ sha256 }, 'took over a file removal that outlived its claim (a stalled or dead process\'s)');
+            break;
+          }
+        }
       }
     } catch (error) {
       await this.giveBack(id, sha256);

@@ -277,9 +277,13 @@ export class S3FileStore implements FileStore {
     return (await this.head(this.keyOf(relativePathOf(sha256)))) !== null;
   }
 
-  /** DeleteObject: idempotent (a missing key is a success); a refusal or an unreachable bucket throws. */
-  async remove(sha256: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.keyOf(relativePathOf(sha256)) }));
+  /**
+   * DeleteObject: idempotent (a missing key is a success); a refusal or an unreachable bucket
+   * throws, and so does `signal` firing (the SDK's retries included): the sweeper bounds a
+   * removal in time, since an upload of the same bytes may be waiting for it (leased-store.ts).
+   */
+  async remove(sha256: string, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.keyOf(relativePathOf(sha256)) }), { abortSignal: options.signal });
   }
 
   /** The objects under `<prefix>sha256/`, a page (1000 keys) at a time; other keys are not stored files. */

@@ -13,7 +13,7 @@ import { createStore } from '../../server/db/store.js';
 import type { Store } from '../../server/domain/ports.js';
 import { createLogger } from '../../server/logger.js';
 import { type ByteRange, DiskFileStore, type FileStore, type ListedFile, type StagedFile, type StoredFile } from '../../server/storage/file-store.js';
-import { CLAIM_STALE_MS, FileSweeper } from '../../server/storage/file-sweeper.js';
+import { CLAIM_STALE_MS, FileSweeper, REMOVAL_BUDGET_MS, type Stopwatch } from '../../server/storage/file-sweeper.js';
 import { LeasedFileStore } from '../../server/storage/leased-store.js';
 import { S3FileStore } from '../../server/storage/s3-store.js';
 import { createTestDatabase, dialect, unavailableReason } from '../helpers/database.js';
@@ -35,11 +35,42 @@ function deferred<T = void>(): Deferred<T> {
 }
 
 /**
+ * The monotonic time of one process, moved by the test: what the protocol measures (an upload's
+ * wait, a removal's budget) passes only when `advance` says so, and a signal it gave fires then.
+ */
+class ManualStopwatch implements Stopwatch {
+  private at = 0;
+  private timers: Array<{ at: number; controller: AbortController }> = [];
+  now(): number {
+    return this.at;
+  }
+  signalAfter(ms: number): AbortSignal {
+    const controller = new AbortController();
+    this.timers.push({ at: this.at + ms, controller });
+    return controller.signal;
+  }
+  advance(ms: number): void {
+    this.at += ms;
+    for (const timer of this.timers.filter((timer) => timer.at <= this.at)) timer.controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+    this.timers = this.timers.filter((timer) => timer.at > this.at);
+  }
+}
+
+interface Hold {
+  entered: Deferred;
+  open: Deferred;
+  ignoreSignal: boolean;
+  signal?: AbortSignal;
+}
+
+/**
  * The real store, with a hook in `remove`: a test can hold a sweeper between its claim and the
- * removal of the bytes (the window an upload of the same bytes must not slip into).
+ * removal of the bytes (the window an upload of the same bytes must not slip into). A held
+ * removal hangs, as a request to an unresponsive bucket does, until opened or until its signal
+ * fires (then it fails, as an aborted request does), unless it is told to ignore its signal.
  */
 class HookedStore implements FileStore {
-  private held: { entered: Deferred; open: Deferred } | null = null;
+  private held: Hold | null = null;
   constructor(readonly inner: FileStore) {}
   get tempDir(): string {
     return this.inner.tempDir;
@@ -48,10 +79,10 @@ class HookedStore implements FileStore {
     return this.inner.description;
   }
   /** The next `remove` waits for the returned `open()`; `entered` resolves when it has begun. */
-  holdNextRemove(): { entered: Promise<void>; open(): void } {
-    const held = { entered: deferred(), open: deferred() };
+  holdNextRemove(options: { ignoreSignal?: boolean } = {}): { entered: Promise<void>; open(): void; aborted(): boolean } {
+    const held: Hold = { entered: deferred(), open: deferred(), ignoreSignal: options.ignoreSignal ?? false };
     this.held = held;
-    return { entered: held.entered.promise, open: () => held.open.resolve() };
+    return { entered: held.entered.promise, open: () => held.open.resolve(), aborted: () => held.signal?.aborted === true };
   }
   stage(source: Readable, options: { maxBytes: number }): Promise<StagedFile> {
     return this.inner.stage(source, options);
@@ -65,14 +96,20 @@ class HookedStore implements FileStore {
   has(sha256: string): Promise<boolean> {
     return this.inner.has(sha256);
   }
-  async remove(sha256: string): Promise<void> {
+  async remove(sha256: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     const held = this.held;
     this.held = null;
+    const signal = held?.ignoreSignal ? undefined : options.signal;
     if (held) {
+      held.signal = options.signal;
       held.entered.resolve();
-      await held.open.promise;
+      await new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        void held.open.promise.then(resolve);
+      });
     }
-    await this.inner.remove(sha256);
+    await this.inner.remove(sha256, { signal });
   }
   list(): AsyncIterable<ListedFile> {
     return this.inner.list();
@@ -82,18 +119,26 @@ class HookedStore implements FileStore {
   }
 }
 
+/** Log lines at warn and above, parsed (a pino destination). */
+function logLines(): { lines: Array<{ level: number; msg: string; sha256?: string }>; write(line: string): void } {
+  const lines: Array<{ level: number; msg: string; sha256?: string }> = [];
+  return { lines, write: (line) => void lines.push(JSON.parse(line)) };
+}
+
 type Kind = 'disk' | 's3';
 
 /**
  * One "server process" over a database: the leased store uploads go through, the sweeper, and
  * the repositories; `upload` and `deleteFile` do what the event file service does, step by step.
  */
-function processOver(database: Database, raw: FileStore, clock: ManualClock, onRemovalWait?: (sha256: string) => void) {
+function processOver(database: Database, raw: FileStore, clock: ManualClock, options: { onRemovalWait?: (sha256: string) => void } = {}) {
   const repository = translated(new KnexStoredFileRepository(database.knex));
-  const logger = createLogger('silent');
+  const log = logLines();
+  const logger = createLogger('warn', log);
+  const stopwatch = new ManualStopwatch();
   const hooked = new HookedStore(raw);
-  const leased = new LeasedFileStore(hooked, { repository, clock, logger, graceMs: GRACE_MS, onRemovalWait });
-  const sweeper = new FileSweeper({ repository, files: hooked, clock, logger, graceMs: GRACE_MS });
+  const leased = new LeasedFileStore(hooked, { repository, clock, logger, graceMs: GRACE_MS, onRemovalWait: options.onRemovalWait, stopwatch });
+  const sweeper = new FileSweeper({ repository, files: hooked, clock, logger, graceMs: GRACE_MS, stopwatch });
   const store: Store = createStore(database);
   return {
     repository,
@@ -101,6 +146,8 @@ function processOver(database: Database, raw: FileStore, clock: ManualClock, onR
     leased,
     sweeper,
     store,
+    stopwatch,
+    log: log.lines,
     /** Staged, leased and committed, then referred to in a transaction, then the lease given back (withUpload's finally). */
     async upload(tenantId: string, eventId: string, data: Buffer, afterCommit?: () => Promise<void>): Promise<string> {
       const staged = await leased.stage(Readable.from([data]), { maxBytes: 1 << 20 });
@@ -156,7 +203,7 @@ async function setup(t: Test, kind: Kind, s3: Awaited<ReturnType<typeof startS3S
     if (!waits.has(sha(data))) waits.set(sha(data), deferred());
     return waits.get(sha(data))!.promise;
   };
-  const main = processOver(database, raw, clock, (sha256) => waits.get(sha256)?.resolve());
+  const main = processOver(database, raw, clock, { onRemovalWait: (sha256) => waits.get(sha256)?.resolve() });
   const tenant = async (name: string) => {
     const id = randomUUID();
     await main.store.repos.tenants.insert({ id, name, createdAt: clock.now() });
@@ -245,6 +292,85 @@ t.test(`removing the bytes of deleted files, on disk and in a bucket (${dialect}
       t.same(await f.read(data), data);
       t.same(await f.queued(), []);
       t.equal(await f.leases(), 0);
+    });
+
+    await t.test(`${kind}: a removal that hangs is aborted at its deadline: its claim released, the key still queued for the next sweep`, async (t) => {
+      const f = await setup(t, kind, s3);
+      const one = await f.event(f.north);
+      const data = randomBytes(1500);
+      const file = await f.main.upload(f.north, one, data);
+      const held = f.main.hooked.holdNextRemove();
+      const removal = f.main.deleteFile(f.north, one, file, data);
+      await held.entered;
+      f.main.stopwatch.advance(REMOVAL_BUDGET_MS - 1);
+      t.notOk(held.aborted(), 'not before its budget is spent');
+      f.main.stopwatch.advance(1);
+      t.ok(held.aborted(), 'the store is told to give the removal up (the bucket\'s request aborted)');
+      held.open();
+      await removal;
+      t.ok(await f.present(data), 'the aborted removal removed nothing');
+      t.equal(await f.main.repository.removalClaim(sha(data)), null, 'its claim is released');
+      t.same(await f.queued(), [sha(data)], 'the key stays queued');
+      t.match(f.main.log, [{ msg: /could not remove a deleted file's bytes/ }]);
+      t.match(await f.main.sweeper.sweepOnce(), { removed: 1 }, 'the next sweep removes the bytes');
+      t.notOk(await f.present(data));
+    });
+
+    await t.test(`${kind}: an upload that outwaits a stalled removal takes its claim over, then stores; the removal, aborted at its deadline, leaves the bytes`, async (t) => {
+      const f = await setup(t, kind, s3);
+      const other = openDatabase(f.testDb.config);
+      t.teardown(() => other.close());
+      const sweeping = processOver(other, f.raw, f.clock);
+      const [one, two] = [await f.event(f.north), await f.event(f.north)];
+      const data = randomBytes(3100);
+      const file = await f.main.upload(f.north, one, data);
+      await f.main.store.transaction((repos) => repos.events.deleteFile(f.north, one, file));
+      const held = sweeping.hooked.holdNextRemove();
+      const removal = sweeping.sweeper.removeIfUnused(sha(data)).then(() => null, (error: Error) => error);
+      await held.entered;
+      t.ok(await f.main.repository.removalClaim(sha(data)), 'the sweeper holds its claim, its removal under way, stalled');
+      const waited = f.waitSeen(data);
+      const upload = f.main.upload(f.north, two, data);
+      await waited;
+      // The upload's own time: it has waited longer than a live sweeper's removal may last.
+      f.main.stopwatch.advance(CLAIM_STALE_MS + 1);
+      t.ok(await upload, 'the upload stops waiting and completes');
+      t.equal(await f.main.repository.removalClaim(sha(data)), null, 'it took the claim over: the sweeper holds it no more');
+      t.same(await f.queued(), [sha(data)], 'the key stays queued');
+      t.match(f.main.log, [{ msg: /took over a file removal that outlived its claim/, sha256: sha(data) }]);
+      // The sweeper's deadline, long passed in real time (in which both clocks run together).
+      sweeping.stopwatch.advance(REMOVAL_BUDGET_MS);
+      t.ok(held.aborted(), 'the stalled removal is aborted');
+      held.open();
+      t.match(await removal, { name: 'TimeoutError' }, 'and fails');
+      t.ok(await f.present(data), 'the bytes the upload referred to are there');
+      t.same(await f.read(data), data);
+      t.match(await f.main.sweeper.sweepOnce(), { removed: 0 }, 'the next sweep claims the key afresh, finds it referred to');
+      t.same(await f.queued(), []);
+      t.equal(await f.leases(), 0);
+    });
+
+    await t.test(`${kind}: a removal that outlasts its claim (its store ignored the deadline) cannot settle it: it reports the overrun, the key stays queued`, async (t) => {
+      const f = await setup(t, kind, s3);
+      const other = openDatabase(f.testDb.config);
+      t.teardown(() => other.close());
+      const sweeping = processOver(other, f.raw, f.clock);
+      const [one, two] = [await f.event(f.north), await f.event(f.north)];
+      const data = randomBytes(3200);
+      const file = await f.main.upload(f.north, one, data);
+      await f.main.store.transaction((repos) => repos.events.deleteFile(f.north, one, file));
+      const held = sweeping.hooked.holdNextRemove({ ignoreSignal: true });
+      const removal = sweeping.sweeper.removeIfUnused(sha(data));
+      await held.entered;
+      const waited = f.waitSeen(data);
+      const upload = f.main.upload(f.north, two, data);
+      await waited;
+      f.main.stopwatch.advance(CLAIM_STALE_MS + 1);
+      await upload;
+      held.open();
+      t.equal(await removal, true, 'the late removal went ahead (what the deadline exists to prevent)');
+      t.match(sweeping.log, [{ level: 50, msg: /a file removal outlasted its claim/, sha256: sha(data) }], 'and is reported');
+      t.same(await f.queued(), [sha(data)], 'the queue row was not settled by the sweeper that lost its claim');
     });
 
     await t.test(`${kind}: an upload between storing its bytes and referring to them keeps them from a concurrent removal`, async (t) => {

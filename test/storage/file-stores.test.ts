@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
@@ -28,6 +30,29 @@ t.test('S3FileStore passes the file store conformance suite (against s3rver)', a
     t.teardown(() => store.close());
     return store;
   });
+});
+
+t.test('S3FileStore.remove gives up when its signal fires: a bucket that takes the request and never answers', async (t) => {
+  let received: () => void = () => {};
+  const reached = new Promise<void>((resolve) => (received = resolve));
+  const requests: string[] = [];
+  const silent = http.createServer((request) => {
+    requests.push(request.method ?? '');
+    received();
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => (silent.closeAllConnections(), silent.close(() => resolve()))));
+  const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  const config = parseFileStore('s3://silent-bucket/p', '/unused', { FIELDOPS_S3_ENDPOINT: endpoint, AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+  if (config.kind !== 's3') throw new Error('expected s3');
+  const store = await S3FileStore.open(config, tempDir(t));
+  t.teardown(() => store.close());
+  const controller = new AbortController();
+  const removal = store.remove('ab'.repeat(32), { signal: controller.signal });
+  await reached;
+  controller.abort(new DOMException('The operation timed out.', 'TimeoutError'));
+  await t.rejects(removal, 'the removal fails once its signal fires, though the bucket never answered');
+  t.same(requests, ['DELETE'], 'one DeleteObject, not retried after the signal');
 });
 
 t.test('FIELDOPS_FILE_STORE parsing', async (t) => {

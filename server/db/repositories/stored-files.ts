@@ -124,21 +124,34 @@ export class KnexStoredFileRepository {
 
   /**
    * Ends a claim: deletes the row when nobody queued the key again since it was claimed;
-   * otherwise only releases the claim, so a sweep looks at the key again.
+   * otherwise only releases the claim, so a sweep looks at the key again. False when the claim
+   * was no longer this sweeper's (taken over: see takeOverRemoval).
    */
-  async settleRemoval(claim: RemovalClaim): Promise<void> {
+  async settleRemoval(claim: RemovalClaim): Promise<boolean> {
     const deleted = await this.db('stored_file_removals').where({ sha256: claim.sha256, claim_id: claim.claimId, queued: claim.queued }).delete();
-    if (Number(deleted) === 0) await this.releaseRemoval(claim);
+    return Number(deleted) > 0 || (await this.releaseRemoval(claim));
   }
 
-  /** Gives a claim up (the removal failed): the key stays queued. */
-  async releaseRemoval(claim: RemovalClaim): Promise<void> {
-    await this.db('stored_file_removals').where({ sha256: claim.sha256, claim_id: claim.claimId }).update({ claimed_at: null, claim_id: null });
+  /** Gives a claim up (the removal failed): the key stays queued. False when the claim was no longer this sweeper's. */
+  async releaseRemoval(claim: RemovalClaim): Promise<boolean> {
+    const released = await this.db('stored_file_removals').where({ sha256: claim.sha256, claim_id: claim.claimId }).update({ claimed_at: null, claim_id: null });
+    return Number(released) > 0;
   }
 
-  /** Whether a sweeper holds a claim on `sha256` (its removal may be under way). */
-  async removalUnderWay(sha256: string): Promise<boolean> {
-    return Boolean(await this.db('stored_file_removals').where({ sha256 }).whereNotNull('claimed_at').first(this.db.raw('1 as found')));
+  /** The id of the claim a sweeper holds on `sha256` (its removal may be under way), or null. */
+  async removalClaim(sha256: string): Promise<string | null> {
+    const row = await this.db('stored_file_removals').where({ sha256 }).whereNotNull('claimed_at').first('claim_id');
+    return row ? (row.claim_id as string) : null;
+  }
+
+  /**
+   * An upload's takeover of a claim it outwaited (server/storage/leased-store.ts): releases
+   * that claim and no other (a conditional update; the key stays queued), so the sweeper that
+   * held it can no longer settle it. False when it had ended or been taken over already.
+   */
+  async takeOverRemoval(sha256: string, claimId: string): Promise<boolean> {
+    const released = await this.db('stored_file_removals').where({ sha256, claim_id: claimId }).update({ claimed_at: null, claim_id: null });
+    return Number(released) > 0;
   }
 
   async takeLease(id: string, sha256: string, now: number): Promise<void> {
