@@ -13,6 +13,11 @@ export interface TransportRequest {
   body?: string | Uint8Array;
   /** Abandons the request (Ctrl-C): it then rejects with a `TransportError` coded `ABORTED`. */
   signal?: AbortSignal;
+  /**
+   * Stops the request from being tried again (the first Ctrl-C): the attempt in flight may
+   * finish, but no retry starts (sync/retry.ts); a retry not made rejects coded `ABORTED`.
+   */
+  stop?: AbortSignal;
 }
 
 export interface TransportResponse {

@@ -4,7 +4,12 @@
  * are safe to repeat (the sensor endpoints de-duplicate) or when the request cannot have reached
  * the server (connection refused); an OAuth refresh must never be sent twice, since reusing a
  * rotated refresh token revokes the whole token family.
+ *
+ * Interruption: a request's `stop` (the first Ctrl-C) lets the attempt in flight finish but
+ * starts no retry, and its `signal` (the second) abandons the attempt in flight; either one cuts
+ * a backoff under way short. A retry not made rejects ABORTED, like an abandoned request.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { TransportError, header, type Transport, type TransportRequest, type TransportResponse } from './http.js';
 
 export interface RetryPolicy {
@@ -15,14 +20,15 @@ export interface RetryPolicy {
   maxDelayMs?: number;
   /** Whether POST/PUT/PATCH/DELETE may be repeated after an ambiguous failure. */
   retryUnsafe?: boolean;
-  sleep?: (ms: number) => Promise<void>;
+  /** Waits `ms`; rejects (or resolves early) when `signal` fires. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string; url: string }) => void;
 }
 
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal });
 
 export function withRetries(transport: Transport, policy: RetryPolicy): Transport {
   const attempts = Math.max(1, policy.attempts);
@@ -46,9 +52,15 @@ export function withRetries(transport: Transport, policy: RetryPolicy): Transpor
       const backoff = Math.min(maxDelay, policy.baseDelayMs * 2 ** (attempt - 1));
       // Full jitter on the upper half: spreads retries of many clients without ever waiting 0.
       const delayMs = Math.round(Math.min(maxDelay * 3, retryAfterMs ?? backoff * (0.5 + random() / 2)));
-      if (request.signal?.aborted) throw new TransportError('abandoned (interrupted)', request.url, 'ABORTED');
-      policy.onRetry?.({ attempt, delayMs, reason, url: request.url });
-      await wait(delayMs);
+      // Interrupted (`stop` or `signal`): no retry starts, and a backoff under way is cut short.
+      const interrupted = AbortSignal.any([request.signal, request.stop].filter((signal): signal is AbortSignal => signal !== undefined));
+      if (!interrupted.aborted) {
+        policy.onRetry?.({ attempt, delayMs, reason, url: request.url });
+        await wait(delayMs, interrupted).catch((error: unknown) => {
+          if (!interrupted.aborted) throw error;
+        });
+      }
+      if (interrupted.aborted) throw new TransportError(`interrupted (not retried after ${reason})`, request.url, 'ABORTED');
     }
   };
 }

@@ -106,16 +106,43 @@ function describe(document: { entries: unknown[]; counts: Record<string, number>
   return `exported ${document.entries.length} unsent record${document.entries.length === 1 ? '' : 's'}${parts.length ? ` (${parts.join(', ')})` : ''} to ${where}; \`fieldops outbox import <file>\` queues them again, here or on another laptop`;
 }
 
-/** Written whole (a temporary file, then linked in) and never over an existing file: an export may be the only copy. */
+/**
+ * Written whole and durably, never over an existing file: an export may be the only copy of
+ * unsent records (the step before deleting a broken mirror). A temporary file is written and
+ * fsynced, then linked in (a link fails on an existing name, where a rename would replace it),
+ * then the folder is fsynced so the new name survives a crash too.
+ */
 function writeNew(file: string, text: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+    const fd = fs.openSync(temporary, 'wx', 0o600);
+    try {
+      fs.writeFileSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.linkSync(temporary, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST' && fs.existsSync(file)) throw new UserFacingError(`${file} exists already`, 'choose another --out (an export is never overwritten)', 2);
     throw fsFailure(error, `write ${file}`, 'choose a folder you can write with --out');
   } finally {
     fs.rmSync(temporary, { force: true });
+  }
+  try {
+    syncFolder(path.dirname(file));
+  } catch (error) {
+    // NOTE: a few file systems cannot fsync a folder (EINVAL); the file itself is synced.
+    if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw fsFailure(error, `write ${file}`, 'choose a folder you can write with --out');
+  }
+}
+
+/** Makes the folder's entries durable (the new link, the temporary name's removal). */
+function syncFolder(folder: string): void {
+  const fd = fs.openSync(folder, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsFailure } from '../../sync/fs-failure.js';
 import { mirrorFolderHint } from '../../sync/mirror/open-failure.js';
-import { contentDigest, newId } from '../../sync/outbox/ids.js';
+import { storeAttachment } from '../../sync/outbox/attachments.js';
+import { newId } from '../../sync/outbox/ids.js';
 import type { OutboxEntry } from '../../sync/outbox/model.js';
 import { UserFacingError } from '../errors.js';
 import { findType } from '../offline/types.js';
@@ -74,16 +74,7 @@ export async function attachToPatrol(stores: OfflineStores, ref: string, file: s
   }
   const patrol = await findPatrol(stores, ref);
   const directory = `${stores.file}.files`;
-  const stored = path.join(directory, contentDigest(bytes));
-  try {
-    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
-    if (!fs.existsSync(stored)) {
-      fs.writeFileSync(`${stored}.tmp`, bytes, { mode: 0o600 });
-      fs.renameSync(`${stored}.tmp`, stored);
-    }
-  } catch (error) {
-    throw fsFailure(error, `copy ${file} to ${directory} (beside the mirror)`, mirrorFolderHint(stores.file));
-  }
+  const stored = storeAttachment(directory, bytes, { doing: `copy ${file} to ${directory} (beside the mirror)`, hint: mirrorFolderHint(stores.file) });
   const id = newId();
   await stores.outbox.enqueue([{ id, kind: 'patrol.file', target: patrol.id, dependsOn: patrol.createEntry?.id ?? null, body: { id, stored, filename: path.basename(file), comment } }]);
   return { id, patrol: patrol.id };

@@ -7,6 +7,7 @@ import { mirrorFolderHint } from '../../sync/mirror/open-failure.js';
 import { runPush, type PushEvent, type PushInterrupt, type PushReport } from '../../sync/push/run-push.js';
 import type { Connection, CommandContext } from '../context.js';
 import { UserFacingError } from '../errors.js';
+import { mountProgress } from '../ui/live.js';
 import type { PushProgressProps } from '../ui/PushProgress.js';
 import type { OfflineStores } from './open.js';
 
@@ -25,33 +26,32 @@ export async function pushOutbox(ctx: CommandContext, connection: Connection, st
 
 /**
  * Ctrl-C during a push: the first SIGINT lets the request in flight finish (its outcome is
- * recorded) and starts no other; a second abandons it (safe: the entry stays queued and sending
- * it again cannot make a duplicate). The push then reports what was sent and what is queued.
+ * recorded) and starts no other, nor a retry of it (a backoff under way ends at once); a second
+ * abandons it (safe: the entry stays queued and sending it again cannot make a duplicate). The
+ * push then reports what was sent and what is queued.
  */
 async function whileInterruptible<T>(ctx: CommandContext, work: (interrupt: PushInterrupt) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let stopping = false;
+  const stop = new AbortController();
+  const abandon = new AbortController();
   const onSigint = () => {
-    if (stopping) return controller.abort();
-    stopping = true;
+    if (stop.signal.aborted) return abandon.abort();
     ctx.status.clear();
     ctx.info('interrupting: finishing the request in flight (Ctrl-C again to abandon it; it is safe to send again)');
+    stop.abort();
   };
   process.on('SIGINT', onSigint);
   try {
-    return await work({ get stopping() { return stopping; }, signal: controller.signal });
+    return await work({ stop: stop.signal, signal: abandon.signal });
   } finally {
     process.off('SIGINT', onSigint);
   }
 }
 
-/** Progress on a terminal: a live Ink view on stderr (updated at most every 100 ms); nothing when piped. */
+/** Progress on a terminal: a live Ink view on stderr (cli/ui/live.ts: mountProgress); nothing when piped. */
 export async function pushProgress(ctx: CommandContext): Promise<{ onEvent: (event: PushEvent) => void; stop(): Promise<void> }> {
-  if (!ctx.stderrTty || ctx.json) return { onEvent: () => {}, stop: async () => {} };
-  const { mountLive } = await import('../ui/live.js');
   const state: PushProgressProps = { done: 0, total: 0, sent: 0, rejected: 0, conflicts: 0, current: null };
-  const view = await mountLive(ctx.io.stderr, async () => (await import('../ui/PushProgress.js')).PushProgress, { ...state });
-  let last = 0;
+  const view = await mountProgress(ctx, async () => (await import('../ui/PushProgress.js')).PushProgress, { ...state });
+  if (!view) return { onEvent: () => {}, stop: async () => {} };
   return {
     onEvent(event) {
       if (event.type === 'start') state.total = event.total;
@@ -62,10 +62,7 @@ export async function pushProgress(ctx: CommandContext): Promise<{ onEvent: (eve
         if (event.status === 'conflict') state.conflicts++;
         state.current = `${event.entry.kind} ${event.entry.source ?? event.entry.id}`;
       }
-      const now = Date.now();
-      if (now - last < 100 && state.done < state.total) return;
-      last = now;
-      view.update({ ...state });
+      view.update({ ...state }, state.done >= state.total);
     },
     stop: () => view.stop(),
   };

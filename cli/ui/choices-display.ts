@@ -5,28 +5,18 @@
  */
 import type { ChoicesProgress } from '../choices/push.js';
 import type { CommandContext } from '../context.js';
-import type { ChoicesProgressProps } from './ChoicesProgress.js';
+import { mountProgress } from './live.js';
 
 export interface ChoicesDisplay {
   onProgress: ChoicesProgress;
   stop(): Promise<void>;
 }
 
-const REDRAW_MS = 100;
-
 export async function choicesDisplay(ctx: CommandContext, total: number, now: () => number = Date.now): Promise<ChoicesDisplay> {
-  if (!ctx.stderrTty || ctx.json) return { onProgress: () => {}, stop: async () => {} };
-  const { mountLive } = await import('./live.js');
-  const initial: ChoicesProgressProps = { done: 0, total, created: 0, existing: 0, refused: 0 };
-  const view = await mountLive(ctx.io.stderr, async () => (await import('./ChoicesProgress.js')).ChoicesProgress, initial);
-  let last = 0;
+  const view = await mountProgress(ctx, async () => (await import('./ChoicesProgress.js')).ChoicesProgress, { done: 0, total, created: 0, existing: 0, refused: 0 }, now);
+  if (!view) return { onProgress: () => {}, stop: async () => {} };
   return {
-    onProgress(done, all, result) {
-      const at = now();
-      if (at - last < REDRAW_MS && done < all) return;
-      last = at;
-      view.update({ done, total: all, created: result.created, existing: result.existing, refused: result.refused.length });
-    },
+    onProgress: (done, all, result) => view.update({ done, total: all, created: result.created, existing: result.existing, refused: result.refused.length }, done >= all),
     stop: () => view.stop(),
   };
 }

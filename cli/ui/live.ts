@@ -3,6 +3,7 @@
  * loaded only here, when a terminal is there to show something (piped runs never load them).
  */
 import type { ComponentType } from 'react';
+import type { CommandContext } from '../context.js';
 
 const Nothing = () => null;
 
@@ -34,6 +35,35 @@ export async function mountLive<P extends object>(stream: NodeJS.WritableStream,
       instance.unmount();
       await instance.waitUntilExit().catch(() => {});
     },
+  };
+}
+
+/** Redraws of a throttled progress view are at least this far apart. */
+export const REDRAW_MS = 100;
+
+export interface ThrottledView<P> {
+  /** Redraws unless the last redraw was under REDRAW_MS ago; a `final` state is always drawn. */
+  update(props: P, final: boolean): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Progress of a long command: a live view on stderr when it is a terminal, redrawn at most
+ * every REDRAW_MS (a command may report thousands of steps a second); null when stderr is not a
+ * terminal or with --json, so logs and pipes get only the final report.
+ */
+export async function mountProgress<P extends object>(ctx: CommandContext, load: () => Promise<ComponentType<P>>, initial: P, now: () => number = Date.now): Promise<ThrottledView<P> | null> {
+  if (!ctx.stderrTty || ctx.json) return null;
+  const view = await mountLive(ctx.io.stderr, load, initial);
+  let last = 0;
+  return {
+    update(props, final) {
+      const at = now();
+      if (at - last < REDRAW_MS && !final) return;
+      last = at;
+      view.update(props);
+    },
+    stop: () => view.stop(),
   };
 }
 

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { failure } from '../errors.js';
 import { fsFailure } from '../fs-failure.js';
+import { storeAttachment } from './attachments.js';
 import { contentDigest } from './ids.js';
 import { OUTBOX_KINDS, type OutboxEntry, type OutboxStatus } from './model.js';
 import type { ImportedEntry, OutboxStore } from './store.js';
@@ -169,7 +170,7 @@ export async function importExport(outbox: OutboxStore, document: OutboxExport, 
     let status = e.status;
     let reason = e.reason;
     if (e.kind === 'patrol.file') {
-      if (e.file) body = { ...(e.body as Record<string, unknown>), stored: storeAttachment(e.file, filesDir) };
+      if (e.file) body = { ...(e.body as Record<string, unknown>), stored: storeExported(e.file, filesDir) };
       else {
         missingFiles++;
         status = 'rejected';
@@ -185,19 +186,9 @@ export async function importExport(outbox: OutboxStore, document: OutboxExport, 
   return { total: entries.length, added, missingFiles };
 }
 
-function storeAttachment(file: ExportedFile, filesDir: string): string {
+/** Stores an exported file's bytes beside the mirror, once they match their digest. */
+function storeExported(file: ExportedFile, filesDir: string): string {
   const bytes = Buffer.from(file.content_base64, 'base64');
-  const digest = contentDigest(bytes);
-  if (digest !== file.sha256) throw failure('input', `an attached file (${file.filename}) does not match its digest`, 'the export was changed or damaged; export it again');
-  const stored = path.join(filesDir, digest);
-  try {
-    fs.mkdirSync(filesDir, { recursive: true, mode: 0o700 });
-    if (!fs.existsSync(stored)) {
-      fs.writeFileSync(`${stored}.tmp`, bytes, { mode: 0o600 });
-      fs.renameSync(`${stored}.tmp`, stored);
-    }
-  } catch (error) {
-    throw fsFailure(error, `store an attached file in ${filesDir}`, 'check that folder (beside the mirror) can be written');
-  }
-  return stored;
+  if (contentDigest(bytes) !== file.sha256) throw failure('input', `an attached file (${file.filename}) does not match its digest`, 'the export was changed or damaged; export it again');
+  return storeAttachment(filesDir, bytes, { doing: `store an attached file in ${filesDir}`, hint: 'check that folder (beside the mirror) can be written' });
 }

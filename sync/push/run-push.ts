@@ -14,8 +14,8 @@
  *   answered, so a push killed at any point is resumed by the next one without a duplicate.
  * - Observations of one source go in batches (the sensor API takes up to 1000 per request and
  *   treats a repeat of the same source and `recorded_at` as a duplicate, 200).
- * - An interruption (Ctrl-C) stops the push between requests; a second one abandons the request
- *   in flight through its signal. Either way its entry stays queued: a create carries its id and
+ * - An interruption (Ctrl-C) stops the push between requests, and before any retry of the
+ *   request in flight; a second one abandons the request in flight through its signal. Either way its entry stays queued: a create carries its id and
  *   observations are de-duplicated, so sending it again is safe.
  */
 import { describeErrorBody } from '../http-errors.js';
@@ -57,9 +57,12 @@ export interface PushReport {
   remaining: number;
 }
 
-/** How the caller interrupts a push: `stopping` is read before each request; `signal` abandons the one in flight. */
+/**
+ * How the caller interrupts a push: once `stop` fires no request starts, nor a retry of one (a
+ * backoff under way ends); `signal` abandons the request in flight too.
+ */
 export interface PushInterrupt {
-  readonly stopping: boolean;
+  readonly stop: AbortSignal;
   readonly signal: AbortSignal;
 }
 
@@ -91,11 +94,11 @@ export async function runPush(options: PushOptions): Promise<PushReport> {
   let done = 0;
 
   const send = async (request: Parameters<Transport>[0]): Promise<TransportResponse> => {
-    if (interrupt?.stopping || interrupt?.signal.aborted) throw new Stop('interrupted', null, true);
+    if (interrupt?.stop.aborted || interrupt?.signal.aborted) throw new Stop('interrupted', null, true);
     report.requests++;
     let response: TransportResponse;
     try {
-      response = await transport(interrupt ? { ...request, signal: interrupt.signal } : request);
+      response = await transport(interrupt ? { ...request, stop: interrupt.stop, signal: interrupt.signal } : request);
     } catch (error) {
       if (error instanceof TransportError && error.code === 'ABORTED') throw new Stop('interrupted', null, true);
       if (error instanceof TransportError) throw new Stop(`server unreachable at ${new URL(error.url).origin}: ${error.message}`, error.hint ?? null);

@@ -2,8 +2,9 @@
  * Issue 24 item 13 c and d: `fieldops push` with the server down is an error saying where it
  * could not reach and how many records stay queued (no "✔ 0 sent"); Ctrl-C (a real SIGINT to the
  * CLI process while a proxy holds its request) lets the request in flight finish, or abandons it
- * on a second Ctrl-C, then says how many were sent and how many are still queued, exit 130; a
- * later push sends the rest, each record exactly once. Both databases.
+ * on a second Ctrl-C, and ends a wait to retry at once; then it says how many were sent and how
+ * many are still queued, exit 130; a later push sends the rest, each record exactly once. Both
+ * databases.
  */
 import t from 'tap';
 import { spawnCli } from '../helpers/cli-process.js';
@@ -35,6 +36,18 @@ t.test('push with the server down', async (t) => {
   t.equal(json.code, 1);
   t.match(json.body, { total: 3, sent: 0, stopped: /server unreachable/, interrupted: false, remaining: 3 });
   t.equal((await outboxOf(cli)).counts.pending, 3, 'all still queued');
+
+  await t.test('Ctrl-C while it waits to retry: it stops at once, starting no retry', async (t) => {
+    // Backoffs of 5 to 10 s, 19 of them: only a cut-short wait ends this push within the test's time.
+    const child = spawnCli(['push'], { ...cli.env, FIELDOPS_RETRIES: '20', FIELDOPS_RETRY_DELAY_MS: '60000' });
+    await child.waitForStderr(/retrying with backoff/);
+    child.child.kill('SIGINT');
+    const exit = await child.exited;
+    t.equal(exit.code, 130, child.stderr());
+    t.match(child.stderr(), /^interrupted: 0 sent, 3 still queued \(run `fieldops push` again\)$/m);
+    t.notMatch(child.stderr(), /\n\s+at \S/, 'no stack');
+    t.equal((await outboxOf(cli)).counts.pending, 3, 'all still queued');
+  });
 });
 
 t.test('Ctrl-C during a push', async (t) => {
