@@ -7,6 +7,17 @@ import { PayloadTooLargeError } from '../domain/errors.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../security/private-files.js';
 import { SNIFF_BYTES, sniffContentType } from './sniff.js';
 
+/**
+ * Why a stream from `openRead` failed: `missing`, the store has no bytes at that path (a disk
+ * file that is gone, an S3 key with no object); `unavailable`, anything else (the bucket
+ * unreachable, a disk error), which may pass. Each store's own error shapes are read here.
+ */
+export function readFailure(error: unknown): 'missing' | 'unavailable' {
+  const failure = error as { code?: unknown; name?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
+  if (failure?.code === 'ENOENT' || failure?.name === 'NoSuchKey' || failure?.$metadata?.httpStatusCode === 404) return 'missing';
+  return 'unavailable';
+}
+
 /** What a stored file is: its content address, size, location under the root, and sniffed type. */
 export interface StoredFile {
   sha256: string;

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import t, { type Test } from 'tap';
 import { dialect, startTestServer, type TestServer } from '../helpers/server.js';
 import { send } from '../helpers/catalog.js';
@@ -102,4 +104,30 @@ t.test(`event-file downloads on S3: Range through the bucket, presigned redirect
   const denied = await presigning.request(presigned!, { redirect: 'manual' });
   t.equal(denied.status, 401, 'no redirect without credentials');
   await denied.arrayBuffer();
+});
+
+/**
+ * A file whose bytes the store no longer has (removed behind the database's back) was a 200 whose
+ * connection was cut: now a 404 with the contract's body, before any download header, on every
+ * path and with a range too; and logged.
+ */
+t.test(`a file whose bytes are missing is 404, not a cut connection (${dialect})`, async (t) => {
+  const s = await startTestServer(t);
+  if (!s) return;
+  const token = (await s.login()).access_token;
+  const data = randomBytes(10_000);
+  const paths = await eventWithFile(s, token, data);
+  const store = s.server.runtime.config.fileStore;
+  if (store.kind !== 'file') throw new Error('the test server stores on disk');
+  const digest = sha(data);
+  fs.rmSync(path.join(store.dir, 'sha256', digest.slice(0, 2), digest.slice(2, 4), digest));
+  for (const content of paths) {
+    for (const headers of [{}, { Range: 'bytes=0-9' }] as Array<Record<string, string>>) {
+      const response = await s.request(content, { token, headers });
+      t.equal(response.status, 404, `${content} ${JSON.stringify(headers)}: 404`);
+      t.equal(response.headers.get('content-disposition'), null, 'no download header on the error');
+      t.match(await response.json(), { status: { code: 404, detail: /missing from the file store/ } }, 'the contract body');
+    }
+  }
+  t.match(s.logs(), /a file's stored bytes are missing from the file store/, 'logged');
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import type { Test } from 'tap';
-import { type FileStore, relativePathOf } from '../../server/storage/file-store.js';
+import { type FileStore, readFailure, relativePathOf } from '../../server/storage/file-store.js';
 
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const bytesOf = async (stream: Readable) => Buffer.concat(await stream.toArray());
@@ -110,8 +110,11 @@ export async function fileStoreConformance(t: Test, open: (t: Test) => Promise<F
     t.same(await bytesOf(store.openRead(first.path)), one, 'and read back');
   });
 
-  await t.test('a missing file errors the read stream', async (t) => {
+  await t.test('a missing file errors the read stream, as missing (downloads answer 404 for it)', async (t) => {
     const store = await open(t);
-    await t.rejects(bytesOf(store.openRead(relativePathOf(sha(Buffer.from('absent'))))));
+    const failure = await bytesOf(store.openRead(relativePathOf(sha(Buffer.from('absent'))))).then(() => null, (error: unknown) => error);
+    t.ok(failure, 'the read fails');
+    t.equal(readFailure(failure), 'missing');
+    t.equal(readFailure(new Error('connect ECONNREFUSED')), 'unavailable', 'anything else may pass');
   });
 }
