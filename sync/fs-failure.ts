@@ -23,7 +23,7 @@ const REASONS: Record<string, string> = {
 /** The errno code of a file-system error we can explain, or null. */
 export function fsErrorCode(error: unknown): string | null {
   const code = (error as NodeJS.ErrnoException | null)?.code;
-  return typeof code === 'string' && code in REASONS ? code : null;
+  return typeof code === 'string' && Object.hasOwn(REASONS, code) ? code : null;
 }
 
 /** Words for an errno code (`permission denied`), or null for an unknown one. */

@@ -11,6 +11,7 @@ import { UserFacingError } from '../errors.js';
 import type { CliIo } from '../main.js';
 import { mirrorPath } from '../settings.js';
 import { fsFailure } from '../../sync/fs-failure.js';
+import { writeNewPrivateFile } from '../../sync/private-file.js';
 import { toolVersion } from '../version.js';
 import { clientAction, withCommonOptions } from './common.js';
 
@@ -115,13 +116,7 @@ function describe(document: { entries: unknown[]; counts: Record<string, number>
 function writeNew(file: string, text: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
-    const fd = fs.openSync(temporary, 'wx', 0o600);
-    try {
-      fs.writeFileSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    writeNewPrivateFile(temporary, text);
     fs.linkSync(temporary, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST' && fs.existsSync(file)) throw new UserFacingError(`${file} exists already`, 'choose another --out (an export is never overwritten)', 2);

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsFailure } from '../fs-failure.js';
+import { writeNewPrivateFile } from '../private-file.js';
 import { contentDigest } from './ids.js';
 
 /**
@@ -24,13 +25,7 @@ export function storeAttachment(directory: string, bytes: Uint8Array, failure: {
   try {
     fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
     if (!fs.existsSync(stored)) {
-      const fd = fs.openSync(temporary, 'wx', 0o600);
-      try {
-        fs.writeFileSync(fd, bytes);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
+      writeNewPrivateFile(temporary, bytes);
       fs.renameSync(temporary, stored);
     }
   } catch (error) {
