@@ -27,6 +27,7 @@ import { PATTERN_BUDGET, userPatternProblem } from '../schema/regex-engine.js';
 import { regexProgramSize } from '../schema/regex-size.js';
 import { parseArgs } from './lib/database.js';
 import { repoRoot } from './lib/processes.js';
+import { timePerCall } from './lib/time-per-call.js';
 
 const args = parseArgs(process.argv);
 const ROUNDS = Number(args.get('rounds') ?? 3);
@@ -87,17 +88,8 @@ const engines: Record<EngineName, (pattern: string) => Matcher> = {
   v8: (pattern) => new RegExp(pattern, 'u'),
 };
 
-/** Milliseconds per call: after one warm-up call, repeated until 50 ms have passed (once for slow calls). */
-function measure(work: () => unknown): number {
-  work();
-  let runs = 0;
-  const start = performance.now();
-  do {
-    work();
-    runs++;
-  } while (performance.now() - start < 50);
-  return (performance.now() - start) / runs;
-}
+/** Milliseconds per call (50 ms windows). */
+const measure = (work: () => unknown): number => timePerCall(work, 50);
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const version = (name: string) => (JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;

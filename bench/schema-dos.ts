@@ -15,6 +15,7 @@ import { closestKeyword } from '../schema/keywords.js';
 import { linearRegExp } from '../schema/regex-engine.js';
 import { legacyClosestKeyword, legacyToIssues } from './lib/legacy-schema.js';
 import { parseArgs } from './lib/database.js';
+import { timePerCall } from './lib/time-per-call.js';
 
 type Ajv2020Class = typeof Ajv2020Module.default;
 const Ajv2020: Ajv2020Class = (Ajv2020Module as unknown as { default?: Ajv2020Class }).default ?? (Ajv2020Module as unknown as Ajv2020Class);
@@ -22,17 +23,8 @@ const plainAjv = () => new Ajv2020({ allErrors: true, strict: false, logger: fal
 
 const args = parseArgs(process.argv);
 
-/** Milliseconds per call: repeated until 100 ms have passed (once for slow calls), after a warm-up. */
-function measure(work: () => unknown): number {
-  work();
-  let runs = 0;
-  const start = performance.now();
-  do {
-    work();
-    runs++;
-  } while (performance.now() - start < 100);
-  return (performance.now() - start) / runs;
-}
+/** Milliseconds per call (100 ms windows). */
+const measure = (work: () => unknown): number => timePerCall(work, 100);
 
 interface Row { size: number; beforeMs: number | null; nowMs: number }
 interface Table { title: string; unit: string; rows: Row[] }

@@ -76,6 +76,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /**
+ * A new, empty test database (not opened), dropped when `t` ends; null, with a passing point
+ * that says why, when this dialect cannot run here.
+ */
+export async function createTestDatabaseFor(t: Test): Promise<TestDatabase | null> {
+  const reason = await unavailableReason();
+  if (reason) {
+    t.pass('skipped', { skip: reason });
+    return null;
+  }
+  const testDb = await createTestDatabase();
+  t.teardown(() => testDb.drop());
+  return testDb;
+}
+
+/**
  * A new, empty test database opened as the server opens it, closed and dropped when `t` ends;
  * null, with a passing point that says why, when this dialect cannot run here.
  */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Test } from 'tap';
 import { io } from 'socket.io-client';
 import { type CliResult, runCli } from './cli.js';
-import { type TestDatabase, createTestDatabase, unavailableReason } from './database.js';
+import { type TestDatabase, createTestDatabaseFor } from './database.js';
 import { type LoopDelay } from './loop-delay.js';
 import type { RealtimeSession } from './realtime-session.js';
 import { serveProcess } from './serve-process.js';
@@ -172,13 +172,8 @@ export interface RealtimeServer {
  * the dialect cannot run.
  */
 export async function startRealtimeServer(t: Test, env: Record<string, string> = {}): Promise<RealtimeServer | null> {
-  const reason = await unavailableReason();
-  if (reason) {
-    t.pass('skipped', { skip: reason });
-    return null;
-  }
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
+  const db = await createTestDatabaseFor(t);
+  if (!db) return null;
   const dataDir = db.location.startsWith('postgres') ? fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-realtime-')) : db.location + '.data';
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const server = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, FIELDOPS_METRICS_TOKEN: METRICS_TOKEN, ...env });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import type { Test } from 'tap';
-import { createTestDatabase, unavailableReason } from '../helpers/database.js';
+import { createTestDatabaseFor } from '../helpers/database.js';
 
 /** Credentials s3rver accepts (it checks the access key id; SigV4 signatures it does not verify). */
 export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -40,13 +40,8 @@ export async function startS3Server(bucket = 'fieldops-test'): Promise<{ endpoin
  * passes as skipped, saying why) when the dialect's database is unavailable.
  */
 export async function databaseAndBucket(t: Test) {
-  const reason = await unavailableReason();
-  if (reason) {
-    t.pass('skipped', { skip: reason });
-    return null;
-  }
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
+  const db = await createTestDatabaseFor(t);
+  if (!db) return null;
   const s3 = await startS3Server();
   t.teardown(() => s3.close());
   return { db, s3 };
