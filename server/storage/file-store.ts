@@ -7,6 +7,16 @@ import { PayloadTooLargeError } from '../domain/errors.js';
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../security/private-files.js';
 import { SNIFF_BYTES, sniffContentType } from './sniff.js';
 
+/** `put` as every store does it: stage, commit, and discard what staging left, whatever happened. */
+export async function putStaged(store: Pick<FileStore, 'stage'>, source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+  const staged = await store.stage(source, options);
+  try {
+    return await staged.commit();
+  } finally {
+    await staged.discard();
+  }
+}
+
 /**
  * Why a stream from `openRead` failed: `missing`, the store has no bytes at that path (a disk
  * file that is gone, an S3 key with no object); `unavailable`, anything else (the bucket
@@ -164,13 +174,8 @@ export class DiskFileStore implements FileStore {
   }
 
   /** Stages and commits in one step. */
-  async put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
-    const staged = await this.stage(source, options);
-    try {
-      return await staged.commit();
-    } finally {
-      await staged.discard();
-    }
+  put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+    return putStaged(this, source, options);
   }
 
   /** Absolute path of a stored file; a relative path that escapes the root is refused. */

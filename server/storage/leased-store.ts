@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { KnexStoredFileRepository } from '../db/repositories/stored-files.js';
 import type { Clock } from '../db/time.js';
-import type { ByteRange, FileStore, ListedFile, StagedFile, StoredFile } from './file-store.js';
+import { type ByteRange, type FileStore, type ListedFile, type StagedFile, type StoredFile, putStaged } from './file-store.js';
 import { CLAIM_STALE_MS, type Stopwatch, monotonicStopwatch } from './file-sweeper.js';
 
 export interface LeaseDeps {
@@ -94,13 +94,8 @@ export class LeasedFileStore implements FileStore {
     };
   }
 
-  async put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
-    const staged = await this.stage(source, options);
-    try {
-      return await staged.commit();
-    } finally {
-      await staged.discard();
-    }
+  put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+    return putStaged(this, source, options);
   }
 
   openRead(relative: string, range?: ByteRange): Readable {

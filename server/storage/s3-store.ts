@@ -6,7 +6,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCom
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { FileStoreConfig } from '../config.js';
-import { type ByteRange, DiskFileStore, type FileStore, type ListedFile, type StagedFile, type StoredFile, relativePathOf } from './file-store.js';
+import { type ByteRange, DiskFileStore, type FileStore, type ListedFile, type StagedFile, type StoredFile, putStaged, relativePathOf } from './file-store.js';
 
 type S3Config = Extract<FileStoreConfig, { kind: 's3' }>;
 
@@ -135,13 +135,8 @@ export class S3FileStore implements FileStore {
     };
   }
 
-  async put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
-    const staged = await this.stage(source, options);
-    try {
-      return await staged.commit();
-    } finally {
-      await staged.discard();
-    }
+  put(source: Readable, options: { maxBytes: number }): Promise<StoredFile> {
+    return putStaged(this, source, options);
   }
 
   /**
