@@ -13,6 +13,7 @@ import * as patrolSerials from './20261123_0701_patrol_serials.js';
 import * as patrolChildIds from './20261123_0801_patrol_child_ids.js';
 import * as subjectStatusIndex from './20261124_0101_subject_status_index.js';
 import * as storedFileRemovals from './20261125_0301_stored_file_removals.js';
+import * as changeFeed from './20261126_0101_change_feed.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -33,4 +34,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261123_0801_patrol_child_ids', migration: patrolChildIds },
   { name: '20261124_0101_subject_status_index', migration: subjectStatusIndex },
   { name: '20261125_0301_stored_file_removals', migration: storedFileRemovals },
+  { name: '20261126_0101_change_feed', migration: changeFeed },
 ];

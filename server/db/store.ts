@@ -21,8 +21,11 @@ import { KnexObservationRepository } from './repositories/observations.js';
 import { KnexSensorSubjectRepository } from './repositories/sensors-subjects.js';
 import { KnexEventRepository } from './repositories/events.js';
 import { KnexEventNoteRepository } from './repositories/events-notes.js';
+import type { ChangeSet } from '../domain/sync/ports.js';
+import { NO_TRANSACTION, transactionChangeSet } from './sync/change-set.js';
 
-function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Repositories {
+// `changes`: where this transaction's writes mark the records they touch (NO_TRANSACTION outside one).
+function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot?: HotReads): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
     patrols: translated(new KnexPatrolRepository(db, dialect)),
@@ -46,17 +49,30 @@ function repositoriesFor(db: Executor, dialect: Dialect, hot?: HotReads): Reposi
   };
 }
 
+/** Runs in every write transaction after its work, before its commit (the sync change log). */
+export interface StoreHooks {
+  beforeCommit(repos: Repositories, changes: ChangeSet): Promise<void>;
+}
+
 /**
  * The Knex-backed store: repositories outside a transaction (their hot-path reads through
- * `hot` when given), and a runner whose repositories are bound to one transaction.
+ * `hot` when given), and a runner whose repositories are bound to one transaction. Every
+ * transaction collects the records it touched and hands them to `hooks.beforeCommit` inside
+ * the same transaction, so the change log commits with the writes or not at all.
  */
-export function createStore(database: Database, hot?: HotReads): Store {
+export function createStore(database: Database, hot?: HotReads, hooks?: StoreHooks): Store {
   const { knex } = database;
   return {
-    repos: repositoriesFor(knex, database.dialect, hot),
+    repos: repositoriesFor(knex, database.dialect, NO_TRANSACTION, hot),
     async transaction(work) {
       try {
-        return await knex.transaction((trx) => work(repositoriesFor(trx, database.dialect)));
+        return await knex.transaction(async (trx) => {
+          const changes = transactionChangeSet();
+          const repos = repositoriesFor(trx, database.dialect, changes);
+          const result = await work(repos);
+          if (hooks && changes.marked().length > 0) await hooks.beforeCommit(repos, changes);
+          return result;
+        });
       } catch (error) {
         throw translateDbError(error);
       }
