@@ -17,6 +17,8 @@ import type { PatrolFileService } from './domain/patrols/files.js';
 import type { EventService } from './domain/events/service.js';
 import type { SensorService } from './domain/sensors/service.js';
 import type { StartupService } from './domain/startup/service.js';
+import type { SyncFeedService } from './domain/sync/feed.js';
+import type { SyncRepairService } from './domain/sync/feed-repair.js';
 import type { FileStore } from './storage/file-store.js';
 import type { UploadSlots } from './http/upload-slots.js';
 import { authenticate } from './http/middleware/authenticate.js';
@@ -25,6 +27,7 @@ import { errorMapping } from './http/middleware/errors.js';
 import { requestIdAndLog } from './http/middleware/request-id.js';
 import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
+import { compressResponses } from './http/middleware/compress.js';
 import { validateRequest } from './http/middleware/validate.js';
 import { presentProfile } from './http/presentation/middleware.js';
 import { publishChanges } from './http/realtime/publish.js';
@@ -72,10 +75,15 @@ export interface Services {
   startup: StartupService;
   /** Realtime sessions (socket.io) that changes are pushed to. */
   realtime: RealtimeHub;
+  /** The sync feed's read side and its repair/explain reads (issue 25, docs/sync.md). */
+  syncFeed: SyncFeedService;
+  syncRepair: SyncRepairService;
   /** The package version (the `status` endpoint reports it). */
   version: string;
   /** Response profile of clients that name none (CONTRACT §11). */
   apiProfile: ApiProfile;
+  /** JSON and text bodies larger than this are compressed (FIELDOPS_COMPRESS_MIN_BYTES; default 1024). */
+  compressMinBytes?: number;
 }
 
 /** Builds the Koa application. It never listens: tests and main decide how to serve it. */
@@ -104,6 +112,8 @@ export function createApp(services: Services): Koa<AppState> {
   }
   app.use(requestIdAndLog(services.logger) as never);
   app.use(requestMetrics(services.metrics) as never);
+  // Outside the profile step and the error mapping: it compresses the final body.
+  app.use(compressResponses({ minBytes: services.compressMinBytes ?? 1024 }) as never);
   // Outside the response check: handlers are checked against their (fieldops) description.
   app.use(presentProfile(services.apiProfile) as never);
   app.use(publishChanges(services.realtime) as never);

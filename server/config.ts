@@ -72,6 +72,10 @@ export interface Config {
    * the process may hold open. Per process: with workers, per worker.
    */
   readonly realtime: { readonly authorizeSeconds: number; readonly sessionsPerAddress: number; readonly sessions: number };
+  /** How long the sync change log keeps a row (FIELDOPS_SYNC_RETENTION_DAYS, default 90); older cursors are answered 410. */
+  readonly syncRetentionDays: number;
+  /** JSON and text responses larger than this are sent br or gzip when the client accepts it (FIELDOPS_COMPRESS_MIN_BYTES). */
+  readonly compressMinBytes: number;
 }
 
 export type FileStoreConfig =
@@ -194,7 +198,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     fileStore: parseFileStore(env.FIELDOPS_FILE_STORE, dataDir, env),
     fileSweepSeconds: integer(env.FIELDOPS_FILE_SWEEP_SECONDS, 'FIELDOPS_FILE_SWEEP_SECONDS', 300, 0, 86400),
     fileGraceSeconds: integer(env.FIELDOPS_FILE_GRACE_SECONDS, 'FIELDOPS_FILE_GRACE_SECONDS', 3600, 60, 7 * 86400),
+    syncRetentionDays: integer(env.FIELDOPS_SYNC_RETENTION_DAYS, 'FIELDOPS_SYNC_RETENTION_DAYS', 90, 1, 36500),
     workers: overrides.workers !== undefined ? parseWorkers(overrides.workers, '--workers') : env.FIELDOPS_WORKERS ? parseWorkers(env.FIELDOPS_WORKERS, 'FIELDOPS_WORKERS') : 1,
+    compressMinBytes: integer(env.FIELDOPS_COMPRESS_MIN_BYTES, 'FIELDOPS_COMPRESS_MIN_BYTES', 1024, 0, 64 * 1024 * 1024),
     realtime: {
       authorizeSeconds: integer(env.FIELDOPS_REALTIME_AUTHORIZE_SECONDS, 'FIELDOPS_REALTIME_AUTHORIZE_SECONDS', 10, 1, 300),
       sessionsPerAddress: integer(env.FIELDOPS_REALTIME_SESSIONS_PER_ADDRESS, 'FIELDOPS_REALTIME_SESSIONS_PER_ADDRESS', 128, 0, 1_000_000),

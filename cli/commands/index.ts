@@ -13,6 +13,7 @@ import { registerTrackedByCommand } from './trackedby.js';
 import { registerTypesCommands } from './types.js';
 import { registerWhoamiCommand } from './whoami.js';
 import { registerOfflineWriteCommands } from './offline-write.js';
+import { registerVerifyCommand } from './verify.js';
 
 export function registerClientCommands(program: Command, io: CliIo): void {
   registerLoginCommand(program, io);
@@ -27,4 +28,5 @@ export function registerClientCommands(program: Command, io: CliIo): void {
   registerReplayCommand(program, io);
   registerChoicesCommands(program, io);
   registerOfflineWriteCommands(program, io);
+  registerVerifyCommand(program, io);
 }

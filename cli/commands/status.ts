@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Checkpoint } from '../../sync/mirror/store.js';
-import { openMirror, printJson } from '../context.js';
+import { printJson } from '../context.js';
+import { renderFeedStatus } from '../render/feed-status.js';
 import type { CliIo } from '../main.js';
 import { formatTable } from '../output/table.js';
 import { ago } from '../output/time.js';
@@ -15,12 +16,16 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
     clientAction(io, async (ctx) => {
       const now = ctx.now();
       const saved = await ctx.credentials.profile(ctx.profile);
-      const store = await openMirror(ctx, { create: false, optional: true });
+      const [{ openMirrorDatabase }, { KnexMirrorStore }, { feedStatus }] = await Promise.all([import('../../sync/mirror/open.js'), import('../../sync/mirror/knex-store.js'), import('../../sync/feed/status.js')]);
+      const knex = await openMirrorDatabase(mirrorPath(ctx.settings, ctx.profile), { create: false });
+      const store = knex ? new KnexMirrorStore(knex) : null;
       let meta = null;
       let checkpoints: Checkpoint[] = [];
+      let feed = null;
       try {
         meta = (await store?.meta()) ?? null;
         checkpoints = (await store?.checkpoints()) ?? [];
+        feed = knex ? await feedStatus(knex) : null;
       } finally {
         await store?.close();
       }
@@ -47,6 +52,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
             stale: stale(c),
             age_seconds: Math.round((now - Date.parse(c.syncedAt)) / 1000),
           })),
+          feed,
         });
         return;
       }
@@ -69,6 +75,7 @@ export function registerStatusCommand(program: Command, io: CliIo): void {
         ]);
         ctx.print('\n' + formatTable(['resource', 'status', 'items', 'last synced', 'last changed'], rows, { right: [2] }));
       }
+      if (feed) ctx.print('\n' + renderFeedStatus(feed, now, ctx.out));
     }),
   );
 }

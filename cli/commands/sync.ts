@@ -1,47 +1,100 @@
 import type { Command } from 'commander';
 import { connect, openMirror, printJson } from '../context.js';
 import type { CliIo } from '../main.js';
-import { clientAction, withCommonOptions } from './common.js';
+import { clientAction, collect, withCommonOptions } from './common.js';
+
+interface SyncOptions {
+  profile?: string;
+  json?: boolean;
+  records?: boolean;
+  scope?: string[];
+  reset?: boolean;
+  explain?: string | boolean;
+}
+
+/** The catalogs the conditional GETs read and the feed kind that carries each. */
+const CATALOG_KIND = { patrol_types: 'patrol_type', event_types: 'event_type', choices: 'choice' } as const;
 
 export function registerSyncCommand(program: Command, io: CliIo): void {
   withCommonOptions(
     program
       .command('sync')
-      .description('push what was recorded offline, then mirror patrol types, the tracked-by schema, v2 event types and choices for offline use')
+      .description('push what was recorded offline, then mirror the catalogs (and, once a mirror pulls records, patrols, events and subjects) for offline use')
       .addHelpText(
         'after',
-        '\nOnly what changed is downloaded (ETag / Last-Modified): an unchanged server costs one 304 per resource.\n' +
-          'All changes are written in one transaction: the mirror is the old or the new state, never a mix.\n' +
+        '\nCatalogs: only what changed is downloaded (ETag / Last-Modified): an unchanged server costs one 304 per resource;\n' +
+          'when the server has the change feed and the mirror pulls records, they ride the feed (one renamed type is one change).\n' +
+          'Records (`--records`, or every sync once a mirror pulled records): the change feed, page by page,\n' +
+          'each page committed with its cursor; deletions arrive; checked against the server per scope.\n' +
+          'Scopes (repeatable, a union, stored in the mirror; a change rebuilds the pulled records, keeping\n' +
+          'the outbox): mine, team:<subject group id>, category:<event category>, bbox:<west,south,east,north>,\n' +
+          'window:<N>d. Default: open patrols, events and patrols of the last 30 days, subjects, catalogs.\n' +
           'Network errors and 5xx are retried with backoff (FIELDOPS_RETRIES, FIELDOPS_RETRY_DELAY_MS).',
       ),
   )
-    .option('--records', 'also pull open and recent patrols, recent events and subjects (as `fieldops pull`); once a mirror has pulled records, every sync does')
+    .option('--records', 'also pull patrols, events and subjects (as `fieldops pull`); once a mirror has pulled records, every sync does')
+    .option('--scope <scope>', 'what to pull: mine | team:<group id> | category:<c> | bbox:<w,s,e,n> | window:<N>d (repeatable)', collect)
+    .option('--reset', 'rebuild the pulled records from a fresh snapshot (the outbox is kept)')
+    .option('--explain [id]', 'per scope, how many records the server counts and this laptop holds; with an id, why it is in or out')
     .action(
-      clientAction<{ profile?: string; json?: boolean; records?: boolean }>(io, async (ctx, options) => {
+      clientAction<SyncOptions>(io, async (ctx, options) => {
+        if (options.explain !== undefined) {
+          const { explainScopes } = await import('./sync-explain.js');
+          return explainScopes(ctx, typeof options.explain === 'string' ? options.explain : null);
+        }
         // Loaded when the command runs: other commands start without the sync engine.
-        const [{ runSync }, { RESOURCE_SPECS }, { renderSyncReport, syncReportJson }, { syncDisplay }, offline] = await Promise.all([
+        const [{ runSync }, { RESOURCE_SPECS }, { renderSyncReport, syncReportJson }, { syncDisplay }, offline, feed, render, { parseScopes }, { readFeedState }] = await Promise.all([
           import('../../sync/engine/run-sync.js'),
           import('../../sync/engine/resources.js'),
           import('../render/sync-report.js'),
           import('../ui/sync-display.js'),
           import('../record/sync-steps.js'),
+          import('./feed-steps.js'),
+          import('../render/feed-report.js'),
+          import('../../sync/feed/scopes.js'),
+          import('../../sync/feed/state.js'),
         ]);
+        const scopes = options.scope ? parseScopes(options.scope) : undefined;
         const connection = await connect(ctx);
         try {
           const store = await openMirror(ctx, { create: true });
           try {
             const pushed = await offline.pushBeforeSync(ctx, connection);
-            const display = await syncDisplay(ctx, RESOURCE_SPECS.map((s) => s.name));
-            let report;
+            const { openOffline } = await import('../record/open.js');
+            const stores = await openOffline(ctx);
             try {
-              report = await runSync({ transport: connection.transport, server: connection.session.server, username: connection.session.username, store, onEvent: display.onEvent });
+              const knex = stores.outbox.knex;
+              const records = options.records === true || scopes !== undefined || options.reset === true || (await feed.pullsRecords(knex));
+              // Catalogs the feed kept last time are not read by the conditional GETs again.
+              const state = await readFeedState(knex);
+              const { kindsCarried } = await import('../../sync/feed/state.js');
+              const carried = records && state.serverHasFeed === '1' ? kindsCarried(state.granted) : [];
+              const skipped = RESOURCE_SPECS.filter((s) => s.name !== 'trackedby' && carried.includes(CATALOG_KIND[s.name as keyof typeof CATALOG_KIND]));
+              const specs = RESOURCE_SPECS.filter((s) => !skipped.includes(s));
+              const display = await syncDisplay(ctx, specs.map((s) => s.name));
+              let report;
+              try {
+                report = await runSync({ transport: connection.transport, server: connection.session.server, username: connection.session.username, store, onEvent: display.onEvent, specs });
+              } finally {
+                await display.stop();
+              }
+              const feedReport = records ? await feed.runFeedStep(ctx, connection, { scopes, reset: options.reset, repair: true }, stores) : null;
+              if (feedReport?.mode === 'fallback' && skipped.length) {
+                // The feed is gone: the catalogs it carried come from the conditional GETs again.
+                const more = await runSync({ transport: connection.transport, server: connection.session.server, username: connection.session.username, store, specs: skipped });
+                report = { ...more, startedAt: report.startedAt, resources: [...report.resources, ...more.resources], warnings: [...report.warnings, ...more.warnings] };
+              }
+              for (const warning of report.warnings) ctx.warn(warning);
+              const requests = connection.wire.requests();
+              if (ctx.json) {
+                const base = syncReportJson(report, connection.wire);
+                printJson(ctx, pushed || feedReport ? { ...base, push: pushed, pull: feedReport ? render.pullLines(feedReport, requests) : null, feed: feedReport ? render.feedJson(feedReport) : null } : base);
+              } else {
+                ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed, null) + (feedReport ? '\n' + render.feedSummary(feedReport, requests, ctx.out) : ''));
+              }
             } finally {
-              await display.stop();
+              await stores.close();
             }
-            const pulled = await offline.pullAfterSync(ctx, connection, options.records === true);
-            for (const warning of report.warnings) ctx.warn(warning);
-            if (ctx.json) printJson(ctx, pushed || pulled ? { ...syncReportJson(report, connection.wire), push: pushed, pull: pulled } : syncReportJson(report, connection.wire));
-            else ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed, pulled));
           } finally {
             await store.close();
           }

@@ -5,6 +5,7 @@
  */
 import type { ChoiceShape, SchemaIssue } from '../../schema/index.js';
 import type { ItemResource, MirrorItem, MirrorStore } from '../../sync/mirror/store.js';
+import { safeText } from '../../sync/safe-text.js';
 import { UserFacingError } from '../errors.js';
 
 export type TypeKind = 'patrol' | 'event';
@@ -30,6 +31,19 @@ export async function findType(store: MirrorStore, value: string, kinds: readonl
     throw new UserFacingError(`no ${kinds.length === 1 ? `${kinds[0]} ` : ''}type "${value}" in the mirror`, 'list them with `fieldops types list --all`; run `fieldops sync` if it was added recently');
   }
   throw new UserFacingError(`"${value}" is both a patrol type and an event type`, 'choose with --kind patrol or --kind event', 2);
+}
+
+/**
+ * A type to record with offline: as `findType`, but a type deactivated on the server (`is_active`
+ * false in the mirror, as the feed or the last sync brought it) is refused, as the server would
+ * refuse the record when it is pushed.
+ */
+export async function findRecordableType(store: MirrorStore, value: string, kind: TypeKind): Promise<TypeEntry> {
+  const entry = await findType(store, value, [kind]);
+  if (!entry.item.isActive) {
+    throw new UserFacingError(`the ${kind} type "${safeText(entry.item.value)}" is deactivated on the server, which refuses new records of it`, `choose an active one (\`fieldops types list --kind ${kind}\`); if it was reactivated, run \`fieldops sync\` first`);
+  }
+  return entry;
 }
 
 export function schemaOf(item: MirrorItem): unknown {

@@ -9,7 +9,7 @@ import {
   type EventDetailsValidator,
 } from '../../schema/index.js';
 import type { MirrorItem, MirrorStore } from '../../sync/mirror/store.js';
-import { findType } from '../offline/types.js';
+import { findRecordableType } from '../offline/types.js';
 
 export type FieldKind = 'text' | 'number' | 'integer' | 'boolean' | 'choice' | 'multichoice' | 'date' | 'location' | 'json';
 
@@ -33,7 +33,7 @@ export interface EventTypeForRecording {
 const validators = createEventDetailsValidatorCache({ maxEntries: 50 });
 
 export async function eventTypeForRecording(store: MirrorStore, value: string): Promise<EventTypeForRecording> {
-  const { item } = await findType(store, value, ['event']);
+  const { item } = await findRecordableType(store, value, 'event');
   const schema = item.record.schema as { json?: unknown } | undefined;
   const hasSchema = schema && typeof schema === 'object' && schema.json && Object.keys(schema.json as object).length > 0;
   let json: Record<string, unknown> = {};

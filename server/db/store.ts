@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { KnexSiteMapRepository } from './repositories/site-maps.js';
 import type { Repositories, Store } from '../domain/ports.js';
 import { translated, translateDbError } from './errors.js';
@@ -23,18 +24,21 @@ import { KnexEventRepository } from './repositories/events.js';
 import { KnexEventNoteRepository } from './repositories/events-notes.js';
 import type { ChangeSet } from '../domain/sync/ports.js';
 import { NO_TRANSACTION, transactionChangeSet } from './sync/change-set.js';
+import { KnexSyncRepository } from './sync/repository.js';
+import type { TrackedTransaction } from './tracked-transaction.js';
 
 // `changes`: where this transaction's writes mark the records they touch (NO_TRANSACTION outside one).
-function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot?: HotReads): Repositories {
+// `tracked` (outside a transaction only): a tracked transaction of its own, for the patrol create's fast paths.
+function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot?: HotReads, tracked?: TrackedTransaction): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
-    patrols: translated(new KnexPatrolRepository(db, dialect)),
-    choices: translated(new KnexChoiceRepository(db)),
-    eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable)),
-    eventCategories: translated(new KnexEventCategoryRepository(db)),
+    patrols: translated(new KnexPatrolRepository(db, dialect, changes, tracked)),
+    choices: translated(new KnexChoiceRepository(db, changes)),
+    eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable, changes)),
+    eventCategories: translated(new KnexEventCategoryRepository(db, changes)),
     eventTypesV1: translated(new KnexEventTypeV1Repository(db)),
-    patrolTypes: translated(new KnexCatalogItemRepository(db, patrolTypesTable)),
-    subjects: translated(new KnexSubjectRepository(db)),
+    patrolTypes: translated(new KnexCatalogItemRepository(db, patrolTypesTable, changes)),
+    subjects: translated(new KnexSubjectRepository(db, changes)),
     tenants: translated(new KnexTenantRepository(db)),
     users: translated(new KnexUserRepository(db, hot)),
     clients: translated(new KnexClientRepository(db)),
@@ -42,10 +46,11 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
     throttle: translated(new KnexThrottleRepository(db)),
     sensors: translated(new KnexSensorRepository(db, dialect)),
     observations: translated(new KnexObservationRepository(db, dialect)),
-    sensorSubjects: translated(new KnexSensorSubjectRepository(db)),
-    events: translated(new KnexEventRepository(db, dialect)),
-    eventNotes: translated(new KnexEventNoteRepository(db)),
+    sensorSubjects: translated(new KnexSensorSubjectRepository(db, changes)),
+    events: translated(new KnexEventRepository(db, dialect, changes)),
+    eventNotes: translated(new KnexEventNoteRepository(db, changes)),
     siteMaps: translated(new KnexSiteMapRepository(db)),
+    sync: translated(new KnexSyncRepository(db, dialect, changes)),
   };
 }
 
@@ -62,17 +67,20 @@ export interface StoreHooks {
  */
 export function createStore(database: Database, hot?: HotReads, hooks?: StoreHooks): Store {
   const { knex } = database;
+  // The unit of work: one transaction, its ChangeSet, and the hook before its commit.
+  const unitOfWork = <R>(work: (trx: Knex.Transaction, changes: ChangeSet, repos: Repositories) => Promise<R>): Promise<R> =>
+    knex.transaction(async (trx) => {
+      const changes = transactionChangeSet();
+      const repos = repositoriesFor(trx, database.dialect, changes);
+      const result = await work(trx, changes, repos);
+      if (hooks && changes.marked().length > 0) await hooks.beforeCommit(repos, changes);
+      return result;
+    });
   return {
-    repos: repositoriesFor(knex, database.dialect, NO_TRANSACTION, hot),
+    repos: repositoriesFor(knex, database.dialect, NO_TRANSACTION, hot, unitOfWork),
     async transaction(work) {
       try {
-        return await knex.transaction(async (trx) => {
-          const changes = transactionChangeSet();
-          const repos = repositoriesFor(trx, database.dialect, changes);
-          const result = await work(repos);
-          if (hooks && changes.marked().length > 0) await hooks.beforeCommit(repos, changes);
-          return result;
-        });
+        return await unitOfWork((_trx, _changes, repos) => work(repos));
       } catch (error) {
         throw translateDbError(error);
       }

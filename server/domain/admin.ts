@@ -141,7 +141,8 @@ export class AdminService {
     const permissions = checkPermissions(codenames);
     const user = await this.deps.store.repos.users.findByUsername(username);
     if (!user) throw new AdminLookupError(`No user "${username}".`);
-    await this.deps.store.repos.users.grantPermissions(user.id, permissions);
+    // A transaction as every write (a user's rights decide what the sync feed may serve them).
+    await this.deps.store.transaction((repos) => repos.users.grantPermissions(user.id, permissions));
     this.deps.rightsChanged();
     return user;
   }

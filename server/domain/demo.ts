@@ -99,8 +99,8 @@ export async function loadDemoData(deps: { services: Services; admin: AdminServi
   loaded.push(`${subjects.length} subjects`);
   for (const user of demoUsers) {
     for (const group of user.subject_groups ?? []) {
-      const groupId = await store.repos.subjects.ensureGroup(tenant.id, group, subjects.some((s) => s.groups.some((g) => g.name === group && g.patrol_leaders)), Date.now());
-      await store.repos.subjects.allowUserToView(created.get(user.username)!, groupId);
+      // Through the service: one transaction (a group a subject names exists already, with its patrol-leader flag).
+      await deps.services.subjects.allowUserToViewGroup(tenant.id, created.get(user.username)!, group);
     }
   }
   const patrolTypes = read<unknown[]>('patrol-types.json');

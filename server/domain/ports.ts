@@ -20,6 +20,7 @@ import type { EventNoteRepository, EventRepository } from './events/ports.js';
 import type { ApiProfile, Observation, SensorProvider, SensorSource, SubjectStatus } from './model.js';
 
 import type { PatrolRepository } from './patrols/ports.js';
+import type { SyncRepository } from './sync/ports.js';
 
 /**
  * What the services need from storage, named for intent. One Knex implementation lives in
@@ -207,6 +208,8 @@ export interface Repositories {
   events: EventRepository;
   eventNotes: EventNoteRepository;
   siteMaps: SiteMapRepository;
+  /** The sync change log's write side (server/domain/sync/ports.ts). */
+  sync: SyncRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */

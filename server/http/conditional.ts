@@ -1,3 +1,4 @@
+import { withoutCoding } from './content-coding.js';
 import type { AppContext } from './state.js';
 
 /**
@@ -20,23 +21,30 @@ export function isNotModified(ctx: AppContext, validators: { etag: string; lastM
   return Math.floor(validators.lastModified / 1000) * 1000 <= since;
 }
 
-/** Weak comparison: `W/"x"` and `"x"` match. */
+/**
+ * Weak comparison: `W/"x"` and `"x"` match, and so do the tags of its compressed
+ * representations (`"x-gzip"`, `"x-br"`; content-coding.ts).
+ */
 export function etagListMatches(header: string, etag: string): boolean {
   if (header === etag) return true; // the revalidation hot path: the tag sent back as received
   const trimmed = header.trim();
   if (trimmed === '*') return true;
-  const wanted = opaque(etag);
+  const wanted = opaque(withoutCoding(etag));
   for (const candidate of trimmed.match(/(?:W\/)?"[^"]*"/g) ?? []) {
-    if (opaque(candidate) === wanted) return true;
+    if (opaque(withoutCoding(candidate)) === wanted) return true;
   }
   return false;
 }
 
-/** Strong comparison for If-Match (optimistic concurrency): weak tags never match. */
+/**
+ * Strong comparison for If-Match (optimistic concurrency): weak tags never match. A coded tag
+ * (`"x-gzip"`) names the same version as `"x"`: the client read it compressed.
+ */
 export function ifMatchSatisfied(header: string, etag: string): boolean {
   const trimmed = header.trim();
   if (trimmed === '*') return true;
-  return (trimmed.match(/(?:W\/)?"[^"]*"/g) ?? []).some((candidate) => !candidate.startsWith('W/') && candidate === etag);
+  const wanted = withoutCoding(etag);
+  return (trimmed.match(/(?:W\/)?"[^"]*"/g) ?? []).some((candidate) => !candidate.startsWith('W/') && withoutCoding(candidate) === wanted);
 }
 
 const opaque = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);

@@ -6,6 +6,7 @@ import type { CatalogService } from '../domain/catalog/service.js';
 import type { CatalogItem } from '../domain/model.js';
 import { readListQuery } from './catalog-query.js';
 import { httpDate, isNotModified } from './conditional.js';
+import { etagForNotModified } from './content-coding.js';
 import { requestOrigin } from './query.js';
 import type { AppContext } from './state.js';
 
@@ -50,7 +51,9 @@ export function fastRevalidation(services: Services): (req: IncomingMessage, res
       const requestId = SANE_REQUEST_ID.test(inbound) ? inbound : randomUUID();
       const validators = await target.service.listValidators({ requestId, log: services.logger, principal }, query, requestOrigin(ctx, services.trustProxy));
       if (!isNotModified(ctx, validators)) return false;
-      const headers: Record<string, string> = { 'X-Request-Id': requestId, ETag: validators.etag, 'Cache-Control': 'private, no-cache' };
+      // As the Koa path answers (middleware/compress.ts): the coded tag the client holds, if it sent one.
+      const etag = etagForNotModified(header('If-None-Match'), validators.etag);
+      const headers: Record<string, string> = { 'X-Request-Id': requestId, ETag: etag, 'Cache-Control': 'private, no-cache', Vary: 'Accept-Encoding' };
       if (validators.lastModified !== undefined) headers['Last-Modified'] = httpDate(validators.lastModified);
       res.writeHead(304, headers);
       res.end();

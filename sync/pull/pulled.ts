@@ -1,10 +1,44 @@
 /**
- * Reads of what `fieldops sync` pulled (tables `pulled_patrols`, `pulled_events`,
- * `pulled_subjects`): records as the server sent them, newest first.
+ * The pulled records (tables `pulled_patrols`, `pulled_events`, `pulled_subjects`), written by
+ * the change feed (sync/feed/) or by the older `updated_since` pull (run-pull.ts), read by the
+ * offline lists: records as the server sent them, newest first. A record deleted on the server
+ * (or that left the laptop's scopes) is deleted from its table, so the lists never show it.
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 
 export type PulledResource = 'patrols' | 'events' | 'subjects';
+
+type Rec = Record<string, unknown>;
+
+/** The columns the lists sort and filter on, derived from a record (one mapping for both pulls). */
+export interface PulledColumns {
+  label: string;
+  sort_time: string | null;
+  state: string | null;
+  updated_at: string | null;
+}
+
+export const PULLED_COLUMNS: Record<PulledResource, (r: Rec) => PulledColumns> = {
+  patrols: (r) => {
+    const segments = (r.patrol_segments as Array<{ time_range?: { start_time?: string | null } }> | undefined) ?? [];
+    return { label: String(r.serial_number ?? ''), sort_time: segments[0]?.time_range?.start_time ?? (r.created_at as string | null) ?? null, state: (r.state as string) ?? null, updated_at: (r.updated_at as string) ?? null };
+  },
+  events: (r) => ({ label: String(r.event_type ?? ''), sort_time: (r.time as string) ?? null, state: (r.state as string) ?? null, updated_at: (r.updated_at as string) ?? null }),
+  subjects: (r) => {
+    const newest = [r.updated_at, r.last_position_date].filter((v): v is string => typeof v === 'string').sort((a, b) => Date.parse(b) - Date.parse(a))[0] ?? null;
+    return { label: String(r.name ?? ''), sort_time: (r.last_position_date as string) ?? null, state: r.is_active === false ? 'inactive' : 'active', updated_at: newest };
+  },
+};
+
+/** sha256 of the stored `record` text: `fieldops verify` recomputes it to catch an edited row. */
+export const recordHash = (recordText: string) => createHash('sha256').update(recordText).digest('hex');
+
+/** The whole row of a pulled record (version: the feed's, null from the older pull). */
+export function pulledRow(resource: PulledResource, id: string, record: Rec, etag: string | null, version: number | null) {
+  const text = JSON.stringify(record);
+  return { id, ...PULLED_COLUMNS[resource](record), etag, record: text, hash: recordHash(text), version };
+}
 
 export interface PulledRow {
   id: string;

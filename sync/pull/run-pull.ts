@@ -12,7 +12,7 @@
 import type { Knex } from 'knex';
 import { unexpectedResponse, parseJsonBody } from '../http-errors.js';
 import { header, type Transport } from '../http.js';
-import type { PulledResource } from './pulled.js';
+import { PULLED_COLUMNS, pulledRow, type PulledResource } from './pulled.js';
 
 export const RECENT_DAYS = 30;
 const OVERLAP_MS = 60_000;
@@ -39,28 +39,10 @@ export interface PullOptions {
 
 type Rec = Record<string, unknown>;
 
-const SOURCES: Record<PulledResource, { path: string; what: string; row: (r: Rec) => { label: string; sort_time: string | null; state: string | null; updated_at: string | null } }> = {
-  patrols: {
-    path: '/api/v1.0/activity/patrols',
-    what: 'the patrols',
-    row: (r) => {
-      const segments = (r.patrol_segments as Array<{ time_range?: { start_time?: string | null } }> | undefined) ?? [];
-      return { label: String(r.serial_number ?? ''), sort_time: segments[0]?.time_range?.start_time ?? (r.created_at as string | null) ?? null, state: (r.state as string) ?? null, updated_at: (r.updated_at as string) ?? null };
-    },
-  },
-  events: {
-    path: '/api/v1.0/activity/events',
-    what: 'the events',
-    row: (r) => ({ label: String(r.event_type ?? ''), sort_time: (r.time as string) ?? null, state: (r.state as string) ?? null, updated_at: (r.updated_at as string) ?? null }),
-  },
-  subjects: {
-    path: '/api/v1.0/subjects',
-    what: 'the subjects',
-    row: (r) => {
-      const newest = [r.updated_at, r.last_position_date].filter((v): v is string => typeof v === 'string').sort((a, b) => Date.parse(b) - Date.parse(a))[0] ?? null;
-      return { label: String(r.name ?? ''), sort_time: (r.last_position_date as string) ?? null, state: r.is_active === false ? 'inactive' : 'active', updated_at: newest };
-    },
-  },
+const SOURCES: Record<PulledResource, { path: string; what: string }> = {
+  patrols: { path: '/api/v1.0/activity/patrols', what: 'the patrols' },
+  events: { path: '/api/v1.0/activity/events', what: 'the events' },
+  subjects: { path: '/api/v1.0/subjects', what: 'the subjects' },
 };
 
 export async function runPull(options: PullOptions): Promise<PullReport[]> {
@@ -102,11 +84,11 @@ async function pullOne({ transport, server, knex, now }: PullOptions, resource: 
     Object.assign(record, parseJsonBody<Rec>(response, source.what));
   }
   report.received = records.length;
-  const newest = records.map((r) => Date.parse(source.row(r).updated_at ?? '')).filter(Number.isFinite).reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+  const newest = records.map((r) => Date.parse(PULLED_COLUMNS[resource](r).updated_at ?? '')).filter(Number.isFinite).reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
   const next = Number.isFinite(newest) ? new Date(Math.max(Date.parse(since), newest - OVERLAP_MS)).toISOString() : since;
   await knex.transaction(async (trx) => {
     for (const record of records) {
-      const row = { id: String(record.id), ...source.row(record), etag: etags.get(String(record.id)) ?? null, record: JSON.stringify(record) };
+      const row = pulledRow(resource, String(record.id), record, etags.get(String(record.id)) ?? null, null);
       const held = await trx(`pulled_${resource}`).where({ id: row.id }).first('record', 'etag');
       if (held && held.record === row.record && held.etag === row.etag) continue;
       report.changed++;

@@ -3,12 +3,15 @@ import type { CatalogFilter, CatalogItemRepository } from '../../domain/ports.js
 import { isUuid } from '../../domain/ids.js';
 import type { Executor } from '../rows.js';
 import { fromDbBool, fromDbMillis } from '../time.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
 /** Row mapping of one catalog table: the common columns here, the kind's own in `extra`. */
 export interface CatalogTable<T extends CatalogItem> {
   table: string;
+  /** The record kind its writes mark on the sync feed. */
+  kind: 'patrol_type' | 'event_type';
   fromRow(common: CatalogItem, row: Row): T;
   toRow(item: T): Row;
 }
@@ -49,12 +52,14 @@ export function commonToRow(item: CatalogItem): Row {
 
 export const patrolTypesTable: CatalogTable<CatalogItem> = {
   table: 'patrol_types',
+  kind: 'patrol_type',
   fromRow: (common) => common,
   toRow: commonToRow,
 };
 
 export const eventTypesTable: CatalogTable<EventType> = {
   table: 'event_types',
+  kind: 'event_type',
   fromRow: (common, row) => ({
     ...common,
     category: row.category as string,
@@ -73,10 +78,12 @@ export const eventTypesTable: CatalogTable<EventType> = {
   }),
 };
 
+/** Every write marks the item it writes (a rank renumbering marks each sibling it moves). */
 export class KnexCatalogItemRepository<T extends CatalogItem> implements CatalogItemRepository<T> {
   constructor(
     private readonly db: Executor,
     private readonly spec: CatalogTable<T>,
+    private readonly changes: ChangeSet,
   ) {}
 
   private map = (row: Row): T => this.spec.fromRow(commonFromRow(row), row);
@@ -106,19 +113,23 @@ export class KnexCatalogItemRepository<T extends CatalogItem> implements Catalog
   }
 
   async insert(item: T): Promise<void> {
+    this.changes.mark(this.spec.kind, item.tenantId, item.id);
     await this.db(this.spec.table).insert(this.spec.toRow(item));
   }
 
   async update(item: T): Promise<void> {
+    this.changes.mark(this.spec.kind, item.tenantId, item.id);
     const { id, tenant_id, created_at, ...changes } = this.spec.toRow(item);
     await this.db(this.spec.table).where({ id, tenant_id }).update(changes);
   }
 
   async delete(tenantId: string, id: string): Promise<void> {
+    this.changes.mark(this.spec.kind, tenantId, id);
     await this.db(this.spec.table).where({ tenant_id: tenantId, id }).delete();
   }
 
   async setOrdernum(tenantId: string, id: string, ordernum: number, revision: number): Promise<void> {
+    this.changes.mark(this.spec.kind, tenantId, id);
     await this.db(this.spec.table).where({ tenant_id: tenantId, id }).update({ ordernum, revision });
   }
 }

@@ -2,6 +2,7 @@ import type { Choice } from '../../domain/model.js';
 import type { ChoiceFilter, ChoiceRepository } from '../../domain/ports.js';
 import type { Executor } from '../rows.js';
 import { fromDbBool, fromDbMillis } from '../time.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
@@ -31,8 +32,12 @@ const toRow = (choice: Choice): Row => ({
   updated_at: choice.updatedAt,
 });
 
+/** Every write marks the choice it writes on the sync feed. */
 export class KnexChoiceRepository implements ChoiceRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly changes: ChangeSet,
+  ) {}
 
   private filtered(tenantId: string, filter: ChoiceFilter) {
     const query = this.db('choices').where({ tenant_id: tenantId });
@@ -66,10 +71,12 @@ export class KnexChoiceRepository implements ChoiceRepository {
   }
 
   async insert(choice: Choice): Promise<void> {
+    this.changes.mark('choice', choice.tenantId, choice.id);
     await this.db('choices').insert(toRow(choice));
   }
 
   async update(choice: Choice): Promise<void> {
+    this.changes.mark('choice', choice.tenantId, choice.id);
     const { id, tenant_id, created_at, ...changes } = toRow(choice);
     await this.db('choices').where({ id, tenant_id }).update(changes);
   }

@@ -3,6 +3,7 @@ import type { EventCategoryRepository, EventTypeV1Repository } from '../../domai
 import { isUuid } from '../../domain/ids.js';
 import type { Executor } from '../rows.js';
 import { fromDbBool, fromDbMillis } from '../time.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
@@ -24,8 +25,12 @@ const categoryRow = (c: EventCategory): Row => ({
   is_active: c.isActive, created_at: c.createdAt, updated_at: c.updatedAt,
 });
 
+/** Every write marks the category it writes on the sync feed. */
 export class KnexEventCategoryRepository implements EventCategoryRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly changes: ChangeSet,
+  ) {}
 
   async list(tenantId: string, includeInactive: boolean): Promise<EventCategory[]> {
     const query = this.db('event_categories').where({ tenant_id: tenantId });
@@ -40,10 +45,12 @@ export class KnexEventCategoryRepository implements EventCategoryRepository {
   }
 
   async insert(category: EventCategory): Promise<void> {
+    this.changes.mark('event_category', category.tenantId, category.id);
     await this.db('event_categories').insert(categoryRow(category));
   }
 
   async update(category: EventCategory): Promise<void> {
+    this.changes.mark('event_category', category.tenantId, category.id);
     const { id, tenant_id, created_at, ...changes } = categoryRow(category);
     await this.db('event_categories').where({ id, tenant_id }).update(changes);
   }
@@ -69,6 +76,7 @@ const v1Row = (t: EventTypeV1): Row => ({
   migrated_to: t.migratedTo, created_at: t.createdAt, updated_at: t.updatedAt,
 });
 
+/** Not on the sync feed (v1 types are not a fed kind): its writes mark nothing. */
 export class KnexEventTypeV1Repository implements EventTypeV1Repository {
   constructor(private readonly db: Executor) {}
 

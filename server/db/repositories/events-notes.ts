@@ -2,6 +2,7 @@ import type { EventNote, EventUpdate } from '../../domain/events/model.js';
 import type { EventNoteRepository } from '../../domain/events/ports.js';
 import type { Executor } from '../rows.js';
 import { fromDbMillis } from '../time.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
@@ -25,9 +26,12 @@ const toUpdate = (row: Row): EventUpdate => ({
   time: fromDbMillis(row.time),
 });
 
-/** Notes and history of events; every read is scoped by tenant. */
+/** Notes and history of events; every read is scoped by tenant; every write marks its event on the sync feed. */
 export class KnexEventNoteRepository implements EventNoteRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly changes: ChangeSet,
+  ) {}
 
   async notesOf(tenantId: string, eventIds: readonly string[]): Promise<EventNote[]> {
     if (eventIds.length === 0) return [];
@@ -36,6 +40,7 @@ export class KnexEventNoteRepository implements EventNoteRepository {
   }
 
   async insertNote(note: EventNote): Promise<void> {
+    this.changes.mark('event', note.tenantId, note.eventId);
     await this.db('event_notes').insert({
       id: note.id, tenant_id: note.tenantId, event_id: note.eventId, text: note.text,
       created_by_user_id: note.createdByUserId, created_at: note.createdAt, updated_at: note.updatedAt,
@@ -43,10 +48,12 @@ export class KnexEventNoteRepository implements EventNoteRepository {
   }
 
   async updateNote(note: EventNote): Promise<void> {
+    this.changes.mark('event', note.tenantId, note.eventId);
     await this.db('event_notes').where({ tenant_id: note.tenantId, id: note.id }).update({ text: note.text, updated_at: note.updatedAt });
   }
 
   async deleteNote(tenantId: string, eventId: string, noteId: string): Promise<boolean> {
+    this.changes.mark('event', tenantId, eventId);
     return Number(await this.db('event_notes').where({ tenant_id: tenantId, event_id: eventId, id: noteId }).delete()) === 1;
   }
 
@@ -58,6 +65,7 @@ export class KnexEventNoteRepository implements EventNoteRepository {
   }
 
   async insertUpdate(update: EventUpdate): Promise<void> {
+    this.changes.mark('event', update.tenantId, update.eventId);
     await this.db('event_updates').insert({
       id: update.id, tenant_id: update.tenantId, event_id: update.eventId, type: update.type,
       message: update.message, user_id: update.userId, time: update.time,

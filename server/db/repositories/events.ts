@@ -6,6 +6,7 @@ import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbMillis } from '../time.js';
 import { applyEventFilter } from './events-filter.js';
 import { queueRemovals } from './stored-files.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
@@ -63,11 +64,15 @@ export const toEventFile = (row: Row): EventFileRecord => ({
   updatedAt: row.updated_at === null || row.updated_at === undefined ? fromDbMillis(row.created_at) : fromDbMillis(row.updated_at),
 });
 
-/** Events and their files; every read is scoped by tenant. */
+/**
+ * Events and their files; every read is scoped by tenant. Every write marks the event on the
+ * sync feed (a delete also the patrols whose segments it was linked to: their bodies list it).
+ */
 export class KnexEventRepository implements EventRepository {
   constructor(
     private readonly db: Executor,
     private readonly dialect: Dialect,
+    private readonly changes: ChangeSet,
   ) {}
 
   /**
@@ -76,11 +81,13 @@ export class KnexEventRepository implements EventRepository {
    * writer at a time. It never commits: assignSerialNumber replaces it in the same transaction.
    */
   async insert(event: ActivityEvent): Promise<void> {
+    this.changes.mark('event', event.tenantId, event.id);
     const provisional = this.dialect === 'postgres' ? this.db.raw('-pg_backend_pid()') : -1;
     await this.db('events').insert({ ...eventRow(event), serial_number: provisional, revision: 1 });
   }
 
   async assignSerialNumber(tenantId: string, id: string): Promise<number> {
+    this.changes.mark('event', tenantId, id);
     // Creates or advances the tenant's counter in one statement; on PostgreSQL its row lock holds
     // concurrent creators until this transaction ends, so numbers never repeat.
     const [counter] = await this.db('event_serials')
@@ -94,6 +101,7 @@ export class KnexEventRepository implements EventRepository {
   }
 
   async update(event: ActivityEvent, expectedRevision?: number): Promise<boolean> {
+    this.changes.mark('event', event.tenantId, event.id);
     const { id, tenant_id, created_at, ...changes } = eventRow(event);
     const query = this.db('events').where({ id, tenant_id });
     if (expectedRevision !== undefined) query.andWhere('revision', expectedRevision);
@@ -102,6 +110,11 @@ export class KnexEventRepository implements EventRepository {
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
+    this.changes.mark('event', tenantId, id);
+    // Read before the links go: the patrols that list this event change with it.
+    const linked = await this.db('patrol_segments').distinct('patrol_id').where({ tenant_id: tenantId })
+      .whereIn('id', this.db('segment_events').select('segment_id').where({ tenant_id: tenantId, event_id: id }));
+    for (const row of linked) this.changes.mark('patrol', tenantId, row.patrol_id as string);
     // The files' bytes go once nothing refers to them: queued in this transaction (see stored-files.ts).
     const files = await this.db('event_files').select('sha256').where({ tenant_id: tenantId, event_id: id });
     await queueRemovals(this.db, files.map((row) => row.sha256 as string));
@@ -138,10 +151,12 @@ export class KnexEventRepository implements EventRepository {
   }
 
   async touch(tenantId: string, id: string, at: number): Promise<void> {
+    this.changes.mark('event', tenantId, id);
     await this.db('events').where({ tenant_id: tenantId, id }).update({ updated_at: at, revision: this.db.raw('revision + 1') });
   }
 
   async attachFile(file: EventFile & Partial<Pick<EventFileRecord, 'comment' | 'createdByUserId' | 'updatedAt'>>): Promise<void> {
+    this.changes.mark('event', file.tenantId, file.eventId);
     await this.db('event_files').insert({
       id: file.id,
       tenant_id: file.tenantId,
@@ -171,6 +186,7 @@ export class KnexEventRepository implements EventRepository {
   }
 
   async deleteFile(tenantId: string, eventId: string, fileId: string): Promise<boolean> {
+    this.changes.mark('event', tenantId, eventId);
     // The bytes go once no row of any tenant refers to them: queued in this transaction, checked
     // and removed after the commit (see stored-files.ts).
     const file = await this.db('event_files').select('sha256').where({ tenant_id: tenantId, event_id: eventId, id: fileId }).first();

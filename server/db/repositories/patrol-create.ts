@@ -56,10 +56,10 @@ const INSERT_PATROLS_POSTGRES: NamedStatement = { name: 'fieldops_patrol_create'
 
 /**
  * PostgreSQL: writes new patrols of one tenant with their rows, all or nothing, in one statement
- * in its own implicit transaction (no BEGIN or COMMIT round trips), and returns their serials in
- * the order given: consecutive, after every serial committed before. The tenant's counter row
- * is locked from inside that statement to its commit and no longer, so serials follow commit
- * order without a lock held across round trips.
+ * (run in the caller's transaction, whose pre-commit hook then logs the changes), and returns
+ * their serials in the order given: consecutive, after every serial committed before. The
+ * tenant's counter row is locked from inside that statement to the commit, so serials follow
+ * commit order; the batch's only other statements before the commit are the change log's.
  */
 export async function insertNewPatrolsPostgres(db: Executor, tenantId: string, writes: readonly NewPatrol[]): Promise<number[]> {
   const patrols = writes.map((write, i) => ({ ...patrolRow(write.patrol), ord: i + 1 }));
@@ -74,24 +74,23 @@ export async function insertNewPatrolsPostgres(db: Executor, tenantId: string, w
 }
 
 /**
- * SQLite: one writer at a time, so the counter goes first and the rows follow in one
- * transaction (the caller's, or a transaction of its own). Returns the serial given.
+ * SQLite: one writer at a time, so the counter goes first and the rows follow, in the caller's
+ * transaction (a unit of work's, so that its change is logged with the rows; never one of its
+ * own). Returns the serial given.
  */
 export async function insertNewPatrolSqlite(db: Executor, write: NewPatrol): Promise<number> {
+  if (!db.isTransaction) throw new Error('a patrol create runs in a tracked transaction');
   const { patrol } = write;
   const children: Array<[string, Row[]]> = [
     ['patrol_segments', write.segments.map(segmentRow)],
     ['patrol_notes', write.notes.map(noteRow)],
     ['patrol_updates', write.updates.map(updateRow)],
   ];
-  const run = async (trx: Executor) => {
-    const [row] = await bumpCounter(trx, patrol.tenantId);
-    const serial = Number((row as { last_serial: unknown }).last_serial);
-    await trx('patrols').insert({ ...patrolRow(patrol), serial_number: serial });
-    for (const [table, rows] of children) for (let i = 0; i < rows.length; i += CHUNK) await trx(table).insert(rows.slice(i, i + CHUNK));
-    return serial;
-  };
-  return db.isTransaction ? run(db) : db.transaction(run);
+  const [row] = await bumpCounter(db, patrol.tenantId);
+  const serial = Number((row as { last_serial: unknown }).last_serial);
+  await db('patrols').insert({ ...patrolRow(patrol), serial_number: serial });
+  for (const [table, rows] of children) for (let i = 0; i < rows.length; i += CHUNK) await db(table).insert(rows.slice(i, i + CHUNK));
+  return serial;
 }
 
 /** Either dialect, one patrol, unbatched (see KnexPatrolRepository for the batched path). */

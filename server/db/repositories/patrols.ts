@@ -4,33 +4,66 @@ import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
 import { KeyedWriteBatches } from '../write-batches.js';
+import type { TrackedTransaction } from '../tracked-transaction.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 import { insertNewPatrol, insertNewPatrolsPostgres } from './patrol-create.js';
 import { fileRow, noteRow, patrolRow, segmentRow, toFile, toNote, toPatrol, toSegment, toUpdate, updateRow } from './patrol-rows.js';
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/**
+ * Patrols with their segments, notes, files and updates. Every write marks its root patrol on
+ * the sync feed (linkEvent also the event); a note or a file also moves the patrol's
+ * `updated_at` (issue 25 (c): so that `updated_since` readers see it).
+ */
 export class KnexPatrolRepository implements PatrolRepository {
   /**
    * PostgreSQL, outside a transaction: concurrent creates of one tenant go together, one
-   * statement a batch, so the tenant's counter row is locked once per batch, not once per create.
+   * statement a batch in one tracked transaction, so the tenant's counter row is locked once per
+   * batch, not once per create.
    */
   private readonly createBatches: KeyedWriteBatches<NewPatrol, number> | null;
 
+  /**
+   * `changes`: the transaction's ChangeSet. `tracked` (outside a transaction only): how a create
+   * takes a transaction of its own with the store's pre-commit hook; without it a create outside
+   * a transaction throws like every tracked write there.
+   */
   constructor(
     private readonly db: Executor,
     private readonly dialect: Dialect,
+    private readonly changes: ChangeSet,
+    private readonly tracked?: TrackedTransaction,
   ) {
-    this.createBatches = dialect === 'postgres' && !db.isTransaction
-      ? new KeyedWriteBatches((tenantId, writes) => insertNewPatrolsPostgres(db, tenantId, writes))
+    this.createBatches = dialect === 'postgres' && !db.isTransaction && tracked
+      ? new KeyedWriteBatches((tenantId, writes) => tracked(async (trx, changes) => {
+        for (const write of writes) changes.mark('patrol', tenantId, write.patrol.id);
+        return insertNewPatrolsPostgres(trx, tenantId, writes);
+      }))
       : null;
   }
 
   async createPatrol(write: NewPatrol): Promise<number> {
-    if (this.createBatches) return this.createBatches.submit(write.patrol.tenantId, write);
-    return insertNewPatrol(this.db, this.dialect, write);
+    const { tenantId, id } = write.patrol;
+    if (this.createBatches) return this.createBatches.submit(tenantId, write);
+    if (this.db.isTransaction || !this.tracked) {
+      this.changes.mark('patrol', tenantId, id);
+      return insertNewPatrol(this.db, this.dialect, write);
+    }
+    return this.tracked(async (trx, changes) => {
+      changes.mark('patrol', tenantId, id);
+      return insertNewPatrol(trx, this.dialect, write);
+    });
+  }
+
+  /** A child row changed at `at`: the patrol changes with it, its `updated_at` never moving back. */
+  private async childChanged(tenantId: string, patrolId: string, at: number): Promise<void> {
+    this.changes.mark('patrol', tenantId, patrolId);
+    await this.db('patrols').where({ tenant_id: tenantId, id: patrolId }).andWhere('updated_at', '<', at).update({ updated_at: at });
   }
 
   async updatePatrol(patrol: Patrol): Promise<void> {
+    this.changes.mark('patrol', patrol.tenantId, patrol.id);
     const { id, tenant_id, created_at, serial_number, ...changes } = patrolRow(patrol);
     await this.db('patrols').where({ id, tenant_id }).update(changes);
   }
@@ -103,10 +136,12 @@ export class KnexPatrolRepository implements PatrolRepository {
   }
 
   async insertSegment(segment: PatrolSegment): Promise<void> {
+    this.changes.mark('patrol', segment.tenantId, segment.patrolId);
     await this.db('patrol_segments').insert(segmentRow(segment));
   }
 
   async updateSegment(segment: PatrolSegment): Promise<void> {
+    this.changes.mark('patrol', segment.tenantId, segment.patrolId);
     const { id, tenant_id, created_at, ...changes } = segmentRow(segment);
     await this.db('patrol_segments').where({ id, tenant_id }).update(changes);
   }
@@ -127,6 +162,9 @@ export class KnexPatrolRepository implements PatrolRepository {
   }
 
   async linkEvent(tenantId: string, segmentId: string, eventId: string): Promise<void> {
+    this.changes.mark('event', tenantId, eventId);
+    const segment = await this.db('patrol_segments').select('patrol_id').where({ tenant_id: tenantId, id: segmentId }).first();
+    if (segment) this.changes.mark('patrol', tenantId, segment.patrol_id as string);
     await this.db('segment_events').insert({ tenant_id: tenantId, segment_id: segmentId, event_id: eventId }).onConflict(['tenant_id', 'segment_id', 'event_id']).ignore();
   }
 
@@ -136,10 +174,12 @@ export class KnexPatrolRepository implements PatrolRepository {
   }
 
   async insertNote(note: PatrolNote): Promise<void> {
+    await this.childChanged(note.tenantId, note.patrolId, note.updatedAt);
     await this.db('patrol_notes').insert(noteRow(note));
   }
 
   async updateNote(note: PatrolNote): Promise<void> {
+    await this.childChanged(note.tenantId, note.patrolId, note.updatedAt);
     const { id, tenant_id, created_at, ...changes } = noteRow(note);
     await this.db('patrol_notes').where({ id, tenant_id }).update(changes);
   }
@@ -152,10 +192,12 @@ export class KnexPatrolRepository implements PatrolRepository {
   }
 
   async insertFile(file: PatrolFile): Promise<void> {
+    await this.childChanged(file.tenantId, file.patrolId, file.updatedAt);
     await this.db('patrol_files').insert(fileRow(file));
   }
 
   async updateFile(file: PatrolFile): Promise<void> {
+    await this.childChanged(file.tenantId, file.patrolId, file.updatedAt);
     const { id, tenant_id, created_at, ...changes } = fileRow(file);
     await this.db('patrol_files').where({ id, tenant_id }).update(changes);
   }
@@ -166,6 +208,7 @@ export class KnexPatrolRepository implements PatrolRepository {
   }
 
   async insertUpdate(update: PatrolUpdate): Promise<void> {
+    this.changes.mark('patrol', update.tenantId, update.patrolId);
     await this.db('patrol_updates').insert(updateRow(update));
   }
 
@@ -175,6 +218,7 @@ export class KnexPatrolRepository implements PatrolRepository {
   }
 
   async completeIfDue(tenantId: string, id: string, now: number): Promise<boolean> {
+    this.changes.mark('patrol', tenantId, id);
     const count = await this.db('patrols').where({ tenant_id: tenantId, id, state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now).update({ state: 'done', updated_at: now });
     return count === 1;
   }

@@ -3,6 +3,7 @@ import type { SensorSubjectRepository, SubjectWithStatus } from '../../domain/po
 import { type Executor, parseJsonColumn } from '../rows.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 import { toSubject } from './subjects.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
@@ -22,7 +23,11 @@ const toStatus = (row: Row): SubjectStatus => ({
 
 /** Subject lookups for sensor intake, and subjects read back with their status and groups. */
 export class KnexSensorSubjectRepository implements SensorSubjectRepository {
-  constructor(private readonly db: Executor) {}
+  /** `changes`: updateKind marks the subject on the sync feed. */
+  constructor(
+    private readonly db: Executor,
+    private readonly changes: ChangeSet,
+  ) {}
 
   async findByIds(tenantId: string, ids: readonly string[]): Promise<Subject[]> {
     return this.chunked(ids, (part) => this.db('subjects').where({ tenant_id: tenantId }).whereIn('id', part));
@@ -47,6 +52,7 @@ export class KnexSensorSubjectRepository implements SensorSubjectRepository {
   }
 
   async updateKind(tenantId: string, subjectId: string, subjectType: string, subjectSubtype: string, at: number): Promise<void> {
+    this.changes.mark('subject', tenantId, subjectId);
     await this.db('subjects').where({ tenant_id: tenantId, id: subjectId }).update({ subject_type: subjectType, subject_subtype: subjectSubtype, updated_at: at });
   }
 

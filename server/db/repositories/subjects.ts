@@ -3,6 +3,7 @@ import type { Subject } from '../../domain/model.js';
 import type { SubjectRepository } from '../../domain/ports.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
 import { fromDbBool, fromDbMillis } from '../time.js';
+import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
@@ -18,8 +19,15 @@ export const toSubject = (row: Row): Subject => ({
   updatedAt: fromDbMillis(row.updated_at),
 });
 
+/**
+ * Subjects and their groups. A subject's create and a group membership mark the subject on the
+ * sync feed; a group itself, and who may view it, are no fed record.
+ */
 export class KnexSubjectRepository implements SubjectRepository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly changes: ChangeSet,
+  ) {}
 
   async patrolLeaders(tenantId: string, viewerUserId: string | null): Promise<Subject[]> {
     const groups = this.db('subject_groups').select('id').where({ tenant_id: tenantId, is_patrol_leader_group: true });
@@ -51,6 +59,7 @@ export class KnexSubjectRepository implements SubjectRepository {
   }
 
   async insertSubject(subject: Subject): Promise<void> {
+    this.changes.mark('subject', subject.tenantId, subject.id);
     await this.db('subjects').insert({
       id: subject.id,
       tenant_id: subject.tenantId,
@@ -74,6 +83,9 @@ export class KnexSubjectRepository implements SubjectRepository {
   }
 
   async addToGroup(groupId: string, subjectId: string): Promise<void> {
+    // The group row names the tenant (the port's arguments do not).
+    const group = await this.db('subject_groups').select('tenant_id').where({ id: groupId }).first();
+    if (group) this.changes.mark('subject', group.tenant_id as string, subjectId);
     await this.db('subject_group_members').insert({ group_id: groupId, subject_id: subjectId }).onConflict(['group_id', 'subject_id']).ignore();
   }
 

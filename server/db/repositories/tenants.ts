@@ -2,6 +2,7 @@ import type { Tenant } from '../../domain/model.js';
 import type { TenantRepository } from '../../domain/ports.js';
 import type { Executor } from '../rows.js';
 import { fromDbMillis } from '../time.js';
+import { insertDoneState } from '../sync/tenant-state.js';
 
 interface TenantRow {
   id: string;
@@ -21,6 +22,8 @@ export class KnexTenantRepository implements TenantRepository {
 
   async insert(tenant: Tenant): Promise<void> {
     await this.db('tenants').insert({ id: tenant.id, name: tenant.name, created_at: tenant.createdAt });
+    // A new tenant has nothing written before the change log: its backfill is done already.
+    await insertDoneState(this.db, tenant.id);
   }
 
   async count(): Promise<number> {

@@ -67,6 +67,9 @@ export interface LogEntry {
   scopes: string[];
 }
 
+/** Kinds whose changes can move other records' keys (SyncRepository.dependents). */
+export type DependentKind = 'subject' | 'patrol' | 'event_type';
+
 export interface SyncRepository {
   /** Facts of those of `ids` that still exist; a missing id was deleted. */
   facts(tenantId: string, kind: RecordKind, ids: readonly string[]): Promise<Map<string, RecordFacts>>;
@@ -76,4 +79,49 @@ export interface SyncRepository {
    * count/checksum deltas to `sync_scope_sums`. `at`: the server clock, kept for retention only.
    */
   append(tenantId: string, entries: readonly LogEntry[], at: number): Promise<void>;
+
+  /** The scope keys each of `ids` is in before this transaction's append (a record never logged: none). */
+  memberKeys(tenantId: string, kind: RecordKind, ids: readonly string[]): Promise<Map<string, string[]>>;
+  /**
+   * Records whose keys derive from these, to log again when these moved: for subjects, the
+   * patrols they lead a segment of (`pa:team`); for patrols, the events linked to their segments
+   * (`ev:team`); for event types, their events whose category key (`categoryKey(category)`,
+   * null: none) is not the type's now. Ids of kind patrol for subjects, event otherwise.
+   */
+  dependents(tenantId: string, kind: DependentKind, ids: readonly string[], categoryKey: (category: string) => string | null): Promise<string[]>;
+
+  /**
+   * Marks records as changed in this transaction's ChangeSet, as a repository write does (the
+   * backfill re-marks records written before the log existed). Throws outside a transaction.
+   */
+  markChanged(tenantId: string, kind: RecordKind, ids: readonly string[]): Promise<void>;
+
+  // ---- The one-time backfill of records written before the log existed (backfill.ts) ----
+  /**
+   * Up to `limit` ids of the tenant's records of `kind` that are in no scope (never logged:
+   * every existing, logged record is in one key at least), greater than `after`, ascending.
+   */
+  unlogged(tenantId: string, kind: RecordKind, after: string | null, limit: number): Promise<string[]>;
+  /** Gives every tenant without sync state a pending backfill; answers how many were added. */
+  addPendingBackfills(): Promise<number>;
+  /**
+   * Claims a tenant whose backfill is pending, or running under a claim older than
+   * `staleBefore` (its process died), resuming where it got to; null when there is none.
+   */
+  claimBackfill(claimId: string, now: number, staleBefore: number): Promise<BackfillClaim | null>;
+  /**
+   * Keeps the claim fresh and records how far it got, in the chunk's transaction (so a
+   * taken-over claim stops at its next chunk); false when the claim is no longer this one's.
+   */
+  advanceBackfill(claim: BackfillClaim, now: number): Promise<boolean>;
+  /** Marks the tenant's backfill done (the feed serves it from now on); false when the claim was lost. */
+  finishBackfill(claim: BackfillClaim): Promise<boolean>;
+}
+
+/** Where a claimed backfill is: the kind being marked and the last id done (null: from the start). */
+export interface BackfillClaim {
+  tenantId: string;
+  claimId: string;
+  kind: RecordKind | null;
+  after: string | null;
 }

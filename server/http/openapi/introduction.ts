@@ -25,6 +25,7 @@ export const TAGS = [
   { name: 'users', description: 'The users API.' },
   { name: 'oauth', description: 'OAuth 2 authorization server.' },
   { name: 'operations', description: 'Health, readiness, metrics, and this description.' },
+  { name: 'sync', description: 'The sync change feed (a fieldops extension; docs/sync.md): changes in commit order with tombstones, scopes and verified checkpoints.' },
 ];
 
 export const SECURITY_SCHEMES = {

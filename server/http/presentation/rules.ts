@@ -20,7 +20,8 @@ const RAW: EarthRangerRule = { kind: 'raw' };
 const WRAP: EarthRangerRule = { kind: 'wrap' };
 
 /** Routes whose name starts with one of these are `raw`. */
-const RAW_PREFIXES = ['oauth.', 'healthz', 'readyz', 'metrics', 'openapi', 'docs'];
+// `sync.`: the feed's wire is one protocol (protocol/sync.ts) whatever the profile.
+const RAW_PREFIXES = ['oauth.', 'healthz', 'readyz', 'metrics', 'openapi', 'docs', 'sync.'];
 
 const ENVELOPED: EarthRangerRule = { kind: 'enveloped' };
 /** Routes whose name starts with one of these are `enveloped`. */

@@ -8,6 +8,7 @@ import { sensorRoutes } from './sensors.js';
 import { docsRoutes } from './docs.js';
 import { startupRoutes } from './startup.js';
 import { staticRoutes } from './static.js';
+import { syncRoutes } from './sync.js';
 import type { Route } from './types.js';
 
 export type { Route, Method } from './types.js';
@@ -18,7 +19,7 @@ export type { Route, Method } from './types.js';
  * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...staticRoutes(services)];
+  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...syncRoutes(services), ...staticRoutes(services)];
   // The description covers the whole table, its own routes included.
   table.push(...docsRoutes(() => table));
   return table;

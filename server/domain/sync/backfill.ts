@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { RECORD_KINDS } from '../../../protocol/sync.js';
+import type { Clock } from '../../db/time.js';
+import type { Store } from '../ports.js';
+import type { BackfillClaim } from './ports.js';
+
+/** Records marked per transaction (keyset by id within a kind). */
+export const BACKFILL_CHUNK = 500;
+/** How often a server looks for tenants to backfill (a database upgraded while it ran, a dead process's claim). */
+export const SYNC_BACKFILL_SECONDS = 60;
+/** A claim not renewed for this long is a dead process's: another takes the tenant over where it got to. */
+export const BACKFILL_STALE_MS = 5 * 60_000;
+
+/**
+ * The one-time backfill of the change log (issue 25): records written before the log existed
+ * are in no scope, so neither the feed's snapshot nor its checksums know them. Per tenant,
+ * under a claim in `sync_tenant_state`, each kind's records that are in no scope are marked in
+ * chunks, each chunk one transaction that the unit of work's hook turns into log entries (the
+ * path of every write). Until a tenant is done the feed answers 503 sync_preparing.
+ *
+ * Exactly once: a chunk selects, inside its transaction, only records still in no scope, and
+ * keeps the claim (a conditional update of the claim's row) in the same transaction, so a
+ * taken-over claim stops at its next chunk and a restarted one resumes without re-marking.
+ * Safe with several processes: a tenant is claimed by a conditional update, one wins.
+ */
+export class SyncBackfill {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(private readonly deps: { store: Store; clock: Clock; logger: Logger; chunk?: number }) {}
+
+  /** Backfills every tenant it can claim now; answers how many records it marked. */
+  async runOnce(): Promise<number> {
+    const { store, clock } = this.deps;
+    await store.repos.sync.addPendingBackfills();
+    let marked = 0;
+    for (;;) {
+      const now = clock.now();
+      const claim = await store.repos.sync.claimBackfill(randomUUID(), now, now - BACKFILL_STALE_MS);
+      if (!claim) return marked;
+      const done = await this.backfillTenant(claim);
+      marked += done.marked;
+      if (done.finished) this.deps.logger.info({ tenantId: claim.tenantId, marked: done.marked }, 'sync change log backfilled');
+      else return marked;
+    }
+  }
+
+  /** Marks the claimed tenant's unlogged records from where the claim got to; finished: false when the claim was lost. */
+  private async backfillTenant(claim: BackfillClaim): Promise<{ marked: number; finished: boolean }> {
+    const { store, clock } = this.deps;
+    const limit = this.deps.chunk ?? BACKFILL_CHUNK;
+    let marked = 0;
+    const start = claim.kind ? RECORD_KINDS.indexOf(claim.kind) : 0;
+    for (const kind of RECORD_KINDS.slice(Math.max(0, start))) {
+      let after = kind === claim.kind ? claim.after : null;
+      for (;;) {
+        const chunk = await store.transaction(async (repos) => {
+          const ids = await repos.sync.unlogged(claim.tenantId, kind, after, limit);
+          const next: BackfillClaim = { ...claim, kind, after: ids.at(-1) ?? after };
+          if (!(await repos.sync.advanceBackfill(next, clock.now()))) return null;
+          await repos.sync.markChanged(claim.tenantId, kind, ids);
+          return ids;
+        });
+        if (chunk === null) return { marked, finished: false };
+        marked += chunk.length;
+        if (chunk.length < limit) break;
+        after = chunk.at(-1)!;
+      }
+    }
+    return { marked, finished: await store.repos.sync.finishBackfill(claim) };
+  }
+
+  /** A first pass now, then one every `intervalSeconds` (new tenants of an old database, stale claims); 0 turns both off. */
+  start(intervalSeconds: number): void {
+    if (intervalSeconds <= 0 || this.timer) return;
+    const pass = () => {
+      if (this.running) return;
+      this.running = this.runOnce()
+        .catch((error) => this.deps.logger.warn({ err: error }, 'sync backfill failed; will retry'))
+        .finally(() => (this.running = null));
+    };
+    this.timer = setInterval(pass, intervalSeconds * 1000);
+    this.timer.unref();
+    pass();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

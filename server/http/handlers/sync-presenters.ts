@@ -1,0 +1,67 @@
+import { strongEtag } from '../../domain/catalog/etag.js';
+import { detailQueryKey } from '../../domain/catalog/queries.js';
+import type { Principal } from '../../domain/context.js';
+import { eventTypeKind } from '../../domain/event-types/kind.js';
+import { eventEtag } from '../../domain/events/service.js';
+import type { ApiProfile, CatalogItem } from '../../domain/model.js';
+import { patrolTypeKind } from '../../domain/patrol-types/kind.js';
+import { patrolViewEtag } from '../../domain/patrols/etag.js';
+import type { RecordView } from '../../domain/sync/feed.js';
+import { profileOf } from '../presentation/profile.js';
+import { earthRangerRule } from '../presentation/rules.js';
+import { presentCatalogCommon, presentChoice, presentEventCategory, presentEventType, withSchema } from '../presenters.js';
+import { presentPatrol } from '../presenters-patrols.js';
+import type { AppContext } from '../state.js';
+import { presentEvent } from './events-presenters.js';
+import { presentSubjectWithStatus } from './sensors.js';
+
+/**
+ * Feed records as the REST reads show them to the same caller: the detail presenters (events,
+ * patrols, subjects) and, for catalog items, the list item with `include_schema` (deactivated
+ * items included: a laptop must learn that a type was deactivated). The profile step applies as
+ * on the REST route the record comes from (a route whose `earthranger` rule reshapes its payload
+ * reshapes the record here too; the envelope itself is the feed's, not the record's).
+ * `etag`: what the record's detail endpoint sends as ETag (null where it sends none).
+ */
+const ROUTE_OF: Record<RecordView['kind'], string> = {
+  event: 'events.get',
+  patrol: 'patrols.get',
+  subject: 'subjects.get',
+  patrol_type: 'patroltypes.detail',
+  event_type: 'eventtypes.detail',
+  event_category: 'eventcategories.get',
+  choice: 'choices.get',
+};
+
+/** The catalog detail's ETag for `?include_inactive=true&include_schema=true` (CatalogService.detailEtag). */
+function catalogEtag(catalog: string, item: CatalogItem, origin: string): string {
+  return strongEtag(catalog, item.tenantId, item.id, item.revision, detailQueryKey({ includeInactive: true, includeSchema: true }), origin);
+}
+
+function present(view: RecordView, origin: string): { record: Record<string, unknown>; etag: string | null } {
+  switch (view.kind) {
+    case 'event':
+      return { record: presentEvent(view.view, origin), etag: eventEtag(view.view.event) };
+    case 'patrol':
+      return { record: presentPatrol(view.view, origin), etag: patrolViewEtag(view.view) };
+    case 'subject':
+      return { record: presentSubjectWithStatus(view.view), etag: null };
+    case 'patrol_type':
+      return { record: withSchema(presentCatalogCommon(view.view, origin), view.view, true), etag: catalogEtag(patrolTypeKind.catalog, view.view, origin) };
+    case 'event_type':
+      return { record: withSchema(presentEventType(view.view, origin), view.view, true), etag: catalogEtag(eventTypeKind.catalog, view.view, origin) };
+    case 'event_category':
+      return { record: presentEventCategory(view.view), etag: null };
+    case 'choice':
+      return { record: presentChoice(view.view), etag: null };
+  }
+}
+
+export function presentRecord(ctx: AppContext, view: RecordView, origin: string, fallback: ApiProfile): { record: Record<string, unknown>; etag: string | null } {
+  const shown = present(view, origin);
+  const principal: Principal | null = ctx.state.principal ?? null;
+  if (profileOf(principal, fallback) !== 'earthranger') return shown;
+  const rule = earthRangerRule(ROUTE_OF[view.kind]);
+  if (rule.kind !== 'wrap' || !rule.data) return shown;
+  return { ...shown, record: rule.data(shown.record, ctx, 200) as Record<string, unknown> };
+}

@@ -1,0 +1,98 @@
+/**
+ * Applying one page of the feed: ONE PAGE = ONE MIRROR TRANSACTION holding its records, their
+ * scope memberships, the cursor (and, on a checkpoint page, the checkpoint with the local sums
+ * it was compared with). A process killed at any point leaves the mirror at the previous page or
+ * this one, so a rerun asks again from the last committed cursor: it re-sends at most one page.
+ *
+ * Per record: a change older than the version held is ignored (a repair may have fetched a newer
+ * one); `put` replaces the row and its memberships; `delete` and `remove` (and a put with no
+ * requested scope left) delete the row and its memberships.
+ */
+import type { Knex } from 'knex';
+import type { Change, FeedPage, RecordKind, ScopeSum } from '../../protocol/sync.js';
+import { KIND_TABLE, rowOf } from './rows.js';
+import { setState, sweepUnscoped } from './state.js';
+import { localSums, mismatches } from './sums.js';
+
+const CHUNK = 200;
+
+export interface ApplyCounts {
+  /** Records written (new or changed). */
+  put: number;
+  /** Rows deleted (deleted on the server, or out of the laptop's scopes). */
+  deleted: number;
+  /** Changes older than what the mirror held. */
+  ignored: number;
+  byKind: Partial<Record<RecordKind, { put: number; deleted: number }>>;
+}
+
+export interface PageResult extends ApplyCounts {
+  swept: number;
+  /** On a checkpoint page: the keys whose local sums differ from the server's. */
+  mismatched: Array<{ server: ScopeSum; local: ScopeSum }>;
+}
+
+export const emptyCounts = (): ApplyCounts => ({ put: 0, deleted: 0, ignored: 0, byKind: {} });
+
+/** Applies changes in `trx` (no cursor): shared by the pages and the repair of a scope. */
+export async function applyChanges(trx: Knex.Transaction, changes: readonly Change[], counts: ApplyCounts = emptyCounts()): Promise<ApplyCounts> {
+  // The newest change per record wins (a page may carry one record twice).
+  const latest = new Map<string, Change>();
+  for (const change of changes) {
+    const key = `${change.kind}\n${change.id}`;
+    const held = latest.get(key);
+    if (!held || held.version <= change.version) latest.set(key, change);
+  }
+  const byKind = new Map<RecordKind, Change[]>();
+  for (const change of latest.values()) byKind.set(change.kind, [...(byKind.get(change.kind) ?? []), change]);
+  for (const [kind, list] of byKind) {
+    const table = KIND_TABLE[kind];
+    const tally = (counts.byKind[kind] ??= { put: 0, deleted: 0 });
+    for (let i = 0; i < list.length; i += CHUNK) {
+      const chunk = list.slice(i, i + CHUNK);
+      const ids = chunk.map((c) => c.id);
+      const held = new Map<string, number | null>((await trx(table).whereIn('id', ids).select('id', 'version')).map((r: { id: string; version: number | string | null }) => [r.id, r.version === null ? null : Number(r.version)]));
+      const accepted = chunk.filter((c) => {
+        const version = held.get(c.id);
+        const older = version !== undefined && version !== null && c.version < version;
+        if (older) counts.ignored++;
+        return !older;
+      });
+      if (accepted.length === 0) continue;
+      await trx('record_scopes').where({ kind }).whereIn('id', accepted.map((c) => c.id)).delete();
+      const puts = accepted.filter((c) => c.op === 'put' && c.scopes.length > 0 && c.record);
+      const gone = accepted.filter((c) => !puts.includes(c)).map((c) => c.id).filter((id) => held.has(id));
+      if (gone.length) {
+        await trx(table).whereIn('id', gone).delete();
+        counts.deleted += gone.length;
+        tally.deleted += gone.length;
+      }
+      if (puts.length) {
+        const rows = puts.map((c) => rowOf(kind, c.id, c.record!, c.etag, c.version));
+        await trx(table).insert(rows).onConflict('id').merge();
+        const memberships = puts.flatMap((c) => [...new Set(c.scopes)].map((scope_key) => ({ kind, id: c.id, scope_key })));
+        for (let j = 0; j < memberships.length; j += 300) await trx('record_scopes').insert(memberships.slice(j, j + 300));
+        counts.put += puts.length;
+        tally.put += puts.length;
+      }
+    }
+  }
+  return counts;
+}
+
+/** Applies a page and commits it with its cursor; compares a checkpoint with the rows now held. */
+export async function applyPage(knex: Knex, page: FeedPage, options: { sweep: boolean }): Promise<PageResult> {
+  return knex.transaction(async (trx) => {
+    const counts = await applyChanges(trx, page.changes);
+    await setState(trx, { cursor: page.cursor, granted: JSON.stringify(page.granted) });
+    let swept = 0;
+    if (!page.has_more && options.sweep) swept = await sweepUnscoped(trx, page.granted);
+    let mismatched: PageResult['mismatched'] = [];
+    if (page.checkpoint) {
+      const local = await localSums(trx, page.checkpoint.scopes.map((s) => s.key));
+      mismatched = mismatches(page.checkpoint.scopes, local);
+      await setState(trx, { checkpoint: JSON.stringify({ ...page.checkpoint, local, checked_at: new Date().toISOString() }) });
+    }
+    return { ...counts, swept, mismatched };
+  });
+}
