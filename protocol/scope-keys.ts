@@ -51,7 +51,8 @@ export const keys = {
   eventDay: (iso: string) => `ev:day:${iso.slice(0, 10)}`,
   eventCategory: (value: string) => `ev:cat:${part(value)}`,
   eventBy: (userId: string) => `ev:by:${part(userId)}`,
-  eventCell: (latitude: number, longitude: number) => `ev:cell:${Math.floor(latitude)}:${Math.floor(longitude)}`,
+  // The north pole and the antimeridian's east side fall into the last cell, as cellKeys covers them.
+  eventCell: (latitude: number, longitude: number) => `ev:cell:${Math.floor(Math.min(latitude, 89.999999))}:${Math.floor(Math.min(longitude, 179.999999))}`,
   eventTeam: (groupId: string) => `ev:team:${part(groupId)}`,
   patrolDay: (iso: string) => `pa:day:${iso.slice(0, 10)}`,
   patrolBy: (userId: string) => `pa:by:${part(userId)}`,

@@ -49,6 +49,8 @@ t.test('key builders percent-encode values into valid keys', async (t) => {
   t.equal(keys.patrolDay('2026-11-25T00:00:00+00:00'), 'pa:day:2026-11-25');
   t.equal(keys.eventCell(-0.5, 36.9), 'ev:cell:-1:36', 'floor, not truncation');
   t.equal(keys.eventCell(0, -0.0001), 'ev:cell:0:-1');
+  t.equal(keys.eventCell(90, 180), 'ev:cell:89:179', 'the pole and the antimeridian fall into the last cell');
+  t.ok(cellKeys(179, 89, 180, 90, 10)?.includes(keys.eventCell(90, 180)), 'a box reaching the corner covers an event there');
   t.equal(keys.eventBy(uuid), `ev:by:${uuid}`);
   t.equal(keys.patrolBy(uuid), `pa:by:${uuid}`);
   t.equal(keys.eventTeam(uuid), `ev:team:${uuid}`);

@@ -36,7 +36,7 @@ export interface RecordExplanation {
 }
 
 /** Records answered by id are not a position in the log: their `after` is never served. */
-const NO_CURSOR_STATE: FeedCursor = { v: 1, phase: 'log', snap: { after: null }, start: [0, 0], c: [0, 0], f: '' };
+const NO_CURSOR_STATE: FeedCursor = { v: 1, phase: 'log', snap: { after: null }, start: [0, 0], c: [0, 0], f: '', k: '' };
 const NO_CURSOR = encodeCursor(NO_CURSOR_STATE);
 
 export class SyncRepairService {

@@ -15,11 +15,12 @@ import { type Principal, type RequestContext, actingUser, requirePrincipal } fro
 import { InputError } from '../errors.js';
 import type { EventDetailsChecker } from '../events/details.js';
 import type { Store } from '../ports.js';
-import { type FeedCursor, comparePositions, decodeCursor, encodeCursor, fingerprintOf } from './cursor.js';
+import { type FeedCursor, comparePositions, decodeCursor, encodeCursor, fingerprintOf, keySetHash } from './cursor.js';
 import { SyncFeedError } from './feed-errors.js';
 import { type LogPage, type SyncFeedReads, recordKey } from './feed-ports.js';
 import { type RecordView, loadRecordViews } from './feed-views.js';
-import { type Grants, checkRequestedKeys, grantScopes, needsGroups, requireFeedReader } from './grants.js';
+import { type Grants, checkPreviousKeys, checkRequestedKeys, grantScopes, needsGroups, requireFeedReader } from './grants.js';
+import { rekeyed } from './rekey.js';
 
 export type { RecordView } from './feed-views.js';
 
@@ -67,34 +68,39 @@ export class SyncFeedService {
     const limit = request.limit ?? DEFAULT_PAGE_CHANGES;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_CHANGES) throw InputError.field('limit', 'out_of_range', `limit is 1 to ${MAX_PAGE_CHANGES}.`);
     checkRequestedKeys(request.scopes);
+    if (request.previous_scopes !== undefined) checkPreviousKeys(request.previous_scopes);
     const given = request.cursor === null ? null : decodeCursor(request.cursor);
     const state = await this.deps.reads.tenantState(tenantId);
     if (!state.backfillDone) throw SyncFeedError.preparing(PREPARING_RETRY_SECONDS);
     const grants = await this.grants(principal, request.scopes);
-    const f = fingerprintOf(grants.granted, whoIs(principal));
+    const keys = grants.granted;
+    const f = fingerprintOf(whoIs(principal));
+    const k = keySetHash(keys);
     if (given && given.f !== f) throw SyncFeedError.scopesChanged();
     let cursor: FeedCursor;
     if (given) {
-      cursor = given;
+      if (comparePositions(given.phase === 'log' ? given.c : given.start, state.pruned) < 0) throw SyncFeedError.expired();
+      cursor = rekeyed(given, keys, k, request.previous_scopes);
     } else {
       const noted = await this.deps.reads.startPosition();
       const start = comparePositions(noted, state.pruned) < 0 ? state.pruned : noted;
-      cursor = { v: 1, phase: 'snapshot', snap: { after: null }, start, c: start, f };
+      cursor = { v: 1, phase: 'snapshot', snap: { after: null }, start, c: start, f, k };
     }
-    if (cursor.phase === 'log' && comparePositions(cursor.c, state.pruned) < 0) throw SyncFeedError.expired();
 
-    const keys = grants.granted;
     const stubs: Stub[] = [];
     let hasMore = false;
     let settling = false;
     let sums: ScopeSum[] | null = null;
     if (cursor.phase === 'snapshot') {
-      const entries = keys.length > 0 ? await this.deps.reads.snapshotPage(tenantId, keys, cursor.snap.after, limit) : [];
+      // A partial snapshot (keys added to a cursor in the log phase) serves the members of its
+      // keys only, each with every granted key it is in (the laptop replaces its memberships).
+      const of = cursor.snap.keys ?? keys;
+      const entries = of.length > 0 ? await this.deps.reads.snapshotPage(tenantId, of, cursor.snap.after, limit, keys) : [];
       for (const entry of entries) {
-        cursor = { ...cursor, snap: { after: [entry.kind, entry.id] } };
+        cursor = { ...cursor, snap: { ...cursor.snap, after: [entry.kind, entry.id] } };
         stubs.push({ kind: entry.kind, id: entry.id, op: 'put', version: entry.version, scopes: entry.keys, after: cursor });
       }
-      if (entries.length < limit) cursor = { ...cursor, phase: 'log', snap: { after: null }, c: cursor.start };
+      if (entries.length < limit) cursor = { v: 1, phase: 'log', snap: { after: null }, start: cursor.start, c: cursor.start, f, k };
       else hasMore = true;
     }
     if (cursor.phase === 'log' && !hasMore) {

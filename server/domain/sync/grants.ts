@@ -14,7 +14,7 @@
  * Patterns: `su:*` is `su:nogroup` and every visible group's key; `cat:*` the catalog keys.
  */
 import { CATALOG_KEYS, isKeyPattern, isScopeKey, keys as scopeKeys } from '../../../protocol/scope-keys.js';
-import type { DeniedScope } from '../../../protocol/sync.js';
+import { type DeniedScope, MAX_SCOPE_KEYS } from '../../../protocol/sync.js';
 import { type Principal, hasPermission } from '../context.js';
 import { InputError, NotAllowedError } from '../errors.js';
 import type { Permission } from '../permissions.js';
@@ -41,6 +41,16 @@ export function checkRequestedKeys(requested: readonly string[]): void {
   if (bad.length > 0) {
     const shown = bad.slice(0, 5).map((key) => JSON.stringify(key.slice(0, 40))).join(', ');
     throw InputError.field('scopes', 'invalid_scope_key', `Not a scope key: ${shown}${bad.length > 5 ? ` and ${bad.length - 5} more` : ''}.`, ['Scope keys are described in docs/sync.md (for example ev:all, pa:open, su:*, cat:*).']);
+  }
+}
+
+/**
+ * Rejects (400) a `previous_scopes` that is not a list of concrete keys (the `granted` of a page:
+ * never a pattern), at most MAX_SCOPE_KEYS of them.
+ */
+export function checkPreviousKeys(previous: readonly unknown[]): void {
+  if (!Array.isArray(previous) || previous.length > MAX_SCOPE_KEYS || !previous.every((key) => typeof key === 'string' && isScopeKey(key))) {
+    throw InputError.field('previous_scopes', 'invalid_scope_key', `previous_scopes is the \`granted\` list of the page the cursor came from: at most ${MAX_SCOPE_KEYS} scope keys.`, ['Send the granted keys stored with the cursor, or leave previous_scopes out.']);
   }
 }
 

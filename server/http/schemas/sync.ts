@@ -40,7 +40,7 @@ const feedPage: JSONSchema = named('SyncFeedPage', object({
 const position: JSONSchema = { anyOf: [{ type: 'null' }, object({ kind, id: str(64) })] };
 
 const gone: ResponseSpec = {
-  description: 'The cursor cannot be continued: `sync: [{code: "sync_cursor_expired"}]` (older than the retention) or `"sync_scopes_changed"` (what the caller may see changed). Start again with cursor null.',
+  description: 'The cursor cannot be continued: `sync: [{code: "sync_cursor_expired"}]` (older than the retention) or `"sync_scopes_changed"` (issued to another user or profile; or the granted keys changed and `previous_scopes` is missing or not the set the cursor was made for; or keys were added while the cursor was still in its first snapshot). Start again with cursor null.',
   json: errorBody,
 };
 const preparing: ResponseSpec = {
@@ -53,7 +53,7 @@ const syncErrors = (...extra: number[]) => ({ ...errors(400, ...AUTH_ERRORS, ...
 export const syncSchemas: Record<'changes' | 'ranges' | 'records' | 'explain', RouteSchema> = {
   changes: {
     summary: 'Changes of the scopes asked for, in commit order, from a cursor (fieldops extension)',
-    description: 'Cursor null starts with a snapshot of the current state, then follows the change log. Pages are keyset (never offset), at most `limit` changes or about 1 MiB. The last page of a catch-up carries a `checkpoint` (count and checksum per granted key) when no write was committing, else `settling: true`.',
+    description: 'Cursor null starts with a snapshot of the current state, then follows the change log. Pages are keyset (never offset), at most `limit` changes or about 1 MiB. The last page of a catch-up carries a `checkpoint` (count and checksum per granted key) when no write was committing, else `settling: true`. A cursor is bound to who reads (another user or profile: 410) and to the granted key set; a changed key set (day keys moving with the date, a newly visible subject group, a revoked permission) is continued without a new snapshot when `previous_scopes` names the set the cursor was made for.',
     tags: [tag],
     body: {
       kind: 'json',
@@ -62,11 +62,15 @@ export const syncSchemas: Record<'changes' | 'ranges' | 'records' | 'explain', R
           cursor: nullable(str(MAX_CURSOR_LENGTH)),
           scopes: array(key, { maxItems: MAX_SCOPE_KEYS }),
           limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE_CHANGES, 'x-error-codes': { minimum: 'out_of_range', maximum: 'out_of_range' } },
+          previous_scopes: {
+            ...array(key, { maxItems: MAX_SCOPE_KEYS }),
+            description: 'The `granted` keys of the page the cursor came from. When the keys granted now differ, the cursor is continued only if these are the keys it was made for (else 410 `sync_scopes_changed`): dropped keys are no longer listed in `granted` (the laptop drops rows no granted key justifies); added keys are served as a snapshot of their records, then the log goes on from the cursor.',
+          },
         },
         ['cursor', 'scopes'],
       ),
     },
-    responses: { 200: ok(feedPage), ...syncErrors(), 410: gone },
+    responses: { 200: ok(feedPage), ...syncErrors(413, 415), 410: gone },
   },
   ranges: {
     summary: 'The ids and versions of one granted scope key, keyset by (kind, id) (repair)',
@@ -77,14 +81,14 @@ export const syncSchemas: Record<'changes' | 'ranges' | 'records' | 'explain', R
     },
     responses: {
       200: ok(object({ entries: array(object({ kind, id: str(64), version: count })), has_more: { type: 'boolean' }, settling: { type: 'boolean' } })),
-      ...syncErrors(),
+      ...syncErrors(413, 415),
     },
   },
   records: {
     summary: 'Current records by id, as put changes; gone or not visible ones as delete (repair)',
     tags: [tag],
     body: { kind: 'json', schema: object({ kind, ids: array(str(64), { maxItems: MAX_RECORD_IDS }) }) },
-    responses: { 200: ok(object({ changes: array(change) })), ...syncErrors() },
+    responses: { 200: ok(object({ changes: array(change) })), ...syncErrors(413, 415) },
   },
   explain: {
     summary: 'The server\'s count for a scope key, or why a record is or is not served',
