@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { connect, printJson } from '../context.js';
+import { connect, openMirror, printJson } from '../context.js';
 import type { CliIo } from '../main.js';
 import { clientAction, collect, withCommonOptions } from './common.js';
 
@@ -25,6 +25,8 @@ export function registerPullCommand(program: Command, io: CliIo): void {
         const scopes = options.scope ? parseScopes(options.scope) : undefined;
         const connection = await connect(ctx);
         try {
+          // A first pull makes the mirror, as a first sync does.
+          await (await openMirror(ctx, { create: true })).close();
           const report = await runFeedStep(ctx, connection, { scopes, reset: options.reset, repair: true });
           const requests = connection.wire.requests();
           if (ctx.json) printJson(ctx, { pull: pullLines(report, requests), feed: feedJson(report), wire: { requests, bytes: connection.wire.bytes() } });

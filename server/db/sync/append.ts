@@ -3,25 +3,19 @@
  * SyncRepository.append). Per call: lock the records (PostgreSQL), read their old memberships,
  * insert one `sync_changes` row each, replace their `sync_members` rows at the new version, and
  * apply the count/checksum deltas to `sync_scope_sums`. A handful of statements whatever the
- * number of entries (multi-row, chunked), since this runs in every write transaction.
+ * number of entries (multi-row, chunked), without the query builder (statements.ts), since this
+ * runs in every write transaction: SQLite 3 or 4 (the old memberships come from the repository),
+ * PostgreSQL 3 (append-postgres.ts: the lock, the changes with the old memberships, the rest).
  */
 import { fnv1a32, recordTerm, shardOf } from '../../../protocol/checksum.js';
 import type { RecordKind } from '../../../protocol/sync.js';
 import type { LogEntry } from '../../domain/sync/ports.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
-import { chunks } from './facts.js';
-
-const MOD = 4294967296;
-/** Rows per multi-row statement (8 columns at most: far below SQLite's variable limit). */
-const ROWS = 250;
-
-interface OldMember {
-  key: string;
-  hash: number;
-}
-
-const recordKey = (kind: string, id: string) => `${kind}\n${id}`;
+import { insertChangesPostgres, writeMembersPostgres } from './append-postgres.js';
+import { type Inserted, type MemberRow, MOD, ROWS, recordKey, type SumDelta, SUMS_UPSERT } from './append-rows.js';
+import type { OldMember } from './members.js';
+import { chunks, list, run, tuple } from './statements.js';
 
 /**
  * The advisory lock of one record (PostgreSQL): 64 bits from the tenant and kind (high half)
@@ -31,7 +25,15 @@ export function recordLockKey(tenantId: string, kind: string, id: string): bigin
   return BigInt.asIntN(64, (BigInt(fnv1a32(`sync\n${tenantId}\n${kind}`)) << 32n) | BigInt(fnv1a32(id)));
 }
 
-export async function appendChanges(db: Executor, dialect: Dialect, tenantId: string, entries: readonly LogEntry[], at: number): Promise<void> {
+/** The memberships of `ids` of one kind before this append, by id (members.ts readMembers). */
+export type OldMembersOf = (kind: RecordKind, ids: readonly string[]) => Promise<Map<string, OldMember[]>>;
+
+/**
+ * SQLite: `oldMembersOf` answers the records' memberships (known not to have changed since they
+ * were read: writers are serialised). PostgreSQL reads them in the change rows' insert, after
+ * the records' locks are taken (an append that committed meanwhile is then seen).
+ */
+export async function appendChanges(db: Executor, dialect: Dialect, tenantId: string, entries: readonly LogEntry[], at: number, oldMembersOf: OldMembersOf): Promise<void> {
   // One change per record and call (the last entry of a record wins).
   const byRecord = new Map<string, LogEntry>();
   for (const entry of entries) byRecord.set(recordKey(entry.kind, entry.id), entry);
@@ -44,30 +46,12 @@ export async function appendChanges(db: Executor, dialect: Dialect, tenantId: st
     const lockKeys = [...new Set(unique.map((e) => recordLockKey(tenantId, e.kind, e.id)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     await db.raw('SELECT pg_advisory_xact_lock(k) FROM unnest(?::bigint[]) AS u(k)', [`{${lockKeys.join(',')}}`]);
   }
-
-  const old = await oldMembers(db, tenantId, unique);
-  const positions = new Map<string, number>();
-  for (const chunk of chunks(unique, ROWS)) {
-    const rows = chunk.map((entry) => ({
-      tenant_id: tenantId,
-      kind: entry.kind,
-      record_id: entry.id,
-      op: entry.op,
-      scopes: (entry.op === 'put' ? entry.scopes : []).join(' '),
-      old_scopes: (old.get(recordKey(entry.kind, entry.id)) ?? []).map((m) => m.key).sort().join(' '),
-      at,
-    }));
-    const inserted = (await db('sync_changes').insert(rows).returning(['position', 'kind', 'record_id'])) as Array<{ position: unknown; kind: string; record_id: string }>;
-    for (const row of inserted) positions.set(recordKey(row.kind, row.record_id), Number(row.position));
-  }
+  const { positions, old } = dialect === 'postgres' ? await insertChangesPostgres(db, tenantId, unique, at) : await insertChanges(db, tenantId, unique, at, oldMembersOf);
 
   // Memberships: every old row of these records goes, the new keys come at the new version.
   const withOld = unique.filter((entry) => old.has(recordKey(entry.kind, entry.id)));
-  for (const [kind, ids] of groupIds(withOld)) {
-    for (const chunk of chunks(ids, ROWS)) await db('sync_members').where({ tenant_id: tenantId, kind }).whereIn('record_id', chunk).delete();
-  }
-  const members: Array<Record<string, unknown>> = [];
-  const deltas = new Map<string, { key: string; shard: number; n: number; sum: number }>();
+  const members: MemberRow[] = [];
+  const deltas = new Map<string, SumDelta>();
   const delta = (key: string, shard: number, n: number, term: number) => {
     const id = `${key}\n${shard}`;
     const d = deltas.get(id) ?? { key, shard, n: 0, sum: 0 };
@@ -83,21 +67,27 @@ export async function appendChanges(db: Executor, dialect: Dialect, tenantId: st
     if (version === undefined) throw new Error(`sync_changes insert returned no position for ${entry.kind} ${entry.id}`);
     const hash = recordTerm(entry.kind, entry.id, version);
     for (const key of new Set(entry.scopes)) {
-      members.push({ tenant_id: tenantId, scope_key: key, kind: entry.kind, record_id: entry.id, version, hash });
+      members.push({ key, kind: entry.kind, id: entry.id, version, hash });
       delta(key, shard, 1, hash);
     }
   }
-  for (const chunk of chunks(members, ROWS)) await db('sync_members').insert(chunk);
-
-  // One row per (key, shard) per statement, in a fixed order: concurrent writers of busy
-  // scopes take the sums' row locks in the same order (no deadlock).
+  // One row per (key, shard), in a fixed order: concurrent writers of busy scopes take the
+  // sums' row locks in the same order (no deadlock).
   const sums = [...deltas.values()].filter((d) => d.n !== 0 || d.sum !== 0).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.shard - b.shard));
-  for (const chunk of chunks(sums, ROWS)) {
-    await db('sync_scope_sums')
-      .insert(chunk.map((d) => ({ tenant_id: tenantId, scope_key: d.key, shard: d.shard, n: d.n, sum: d.sum })))
-      .onConflict(['tenant_id', 'scope_key', 'shard'])
-      .merge({ n: db.raw('sync_scope_sums.n + excluded.n'), sum: db.raw(`(sync_scope_sums.sum + excluded.sum) % ${MOD}`) });
+  if (dialect === 'postgres' && withOld.length <= ROWS && members.length <= ROWS && sums.length <= ROWS) {
+    await writeMembersPostgres(db, tenantId, withOld, members, sums);
+    return;
   }
+
+  for (const [kind, ids] of groupIds(withOld)) {
+    for (const chunk of chunks(ids, ROWS)) {
+      await run(db, dialect, `DELETE FROM sync_members WHERE tenant_id = ? AND kind = ? AND record_id IN (${list(chunk.length)})`, [tenantId, kind, ...chunk]);
+    }
+  }
+  for (const chunk of chunks(members, ROWS)) {
+    await run(db, dialect, `INSERT INTO sync_members (tenant_id, scope_key, kind, record_id, version, hash) VALUES ${Array(chunk.length).fill(tuple(6)).join(', ')}`, chunk.flatMap((m) => [tenantId, m.key, m.kind, m.id, m.version, m.hash]));
+  }
+  for (const chunk of chunks(sums, ROWS)) await run(db, dialect, SUMS_UPSERT(chunk.length), chunk.flatMap((d) => [tenantId, d.key, d.shard, d.n, d.sum]));
 }
 
 function groupIds(entries: readonly LogEntry[]): Map<RecordKind, string[]> {
@@ -110,18 +100,25 @@ function groupIds(entries: readonly LogEntry[]): Map<RecordKind, string[]> {
   return out;
 }
 
-async function oldMembers(db: Executor, tenantId: string, entries: readonly LogEntry[]): Promise<Map<string, OldMember[]>> {
-  const out = new Map<string, OldMember[]>();
-  for (const [kind, ids] of groupIds(entries)) {
-    for (const chunk of chunks(ids, ROWS)) {
-      const rows = (await db('sync_members').where({ tenant_id: tenantId, kind }).whereIn('record_id', chunk).select('record_id', 'scope_key', 'hash')) as Array<{ record_id: string; scope_key: string; hash: unknown }>;
-      for (const row of rows) {
-        const key = recordKey(kind, row.record_id);
-        const list = out.get(key) ?? [];
-        list.push({ key: row.scope_key, hash: Number(row.hash) });
-        out.set(key, list);
-      }
-    }
+/** SQLite: the change rows (their old memberships as `oldMembersOf` answers). */
+async function insertChanges(db: Executor, tenantId: string, unique: readonly LogEntry[], at: number, oldMembersOf: OldMembersOf): Promise<Inserted> {
+  const old = new Map<string, OldMember[]>();
+  for (const [kind, ids] of groupIds(unique)) {
+    for (const [id, members] of await oldMembersOf(kind, ids)) old.set(recordKey(kind, id), members);
   }
-  return out;
+  const positions = new Map<string, number>();
+  for (const chunk of chunks(unique, ROWS)) {
+    const values = chunk.flatMap((entry) => [
+      tenantId,
+      entry.kind,
+      entry.id,
+      entry.op,
+      (entry.op === 'put' ? entry.scopes : []).join(' '),
+      (old.get(recordKey(entry.kind, entry.id)) ?? []).map((m) => m.key).sort().join(' '),
+      at,
+    ]);
+    const sql = `INSERT INTO sync_changes (tenant_id, kind, record_id, op, scopes, old_scopes, at) VALUES ${Array(chunk.length).fill(tuple(7)).join(', ')} RETURNING position, kind, record_id`;
+    for (const row of await run(db, 'sqlite', sql, values)) positions.set(recordKey(String(row.kind), String(row.record_id)), Number(row.position));
+  }
+  return { positions, old };
 }

@@ -1,31 +1,16 @@
 /**
- * Reads behind the hook's fan-out (server/domain/sync/ports.ts SyncRepository.memberKeys and
- * dependents): a record's keys can derive from another record (a patrol's teams from its
- * leaders' groups, an event's teams from its patrols' leaders, its category from its type).
+ * Reads behind the hook's fan-out (server/domain/sync/ports.ts SyncRepository.dependents; the
+ * old keys it compares are members.ts): a record's keys can derive from another record (a
+ * patrol's teams from its leaders' groups, an event's teams from its patrols' leaders, its
+ * category from its type).
  * Every query is bound to the tenant.
  */
-import type { RecordKind } from '../../../protocol/sync.js';
 import type { DependentKind } from '../../domain/sync/ports.js';
 import { isUuid } from '../../domain/ids.js';
 import type { Executor } from '../rows.js';
 import { chunks, FACT_CHUNK } from './facts.js';
 
 type Row = Record<string, unknown>;
-
-export async function memberKeys(db: Executor, tenantId: string, kind: RecordKind, ids: readonly string[]): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  for (const chunk of chunks([...new Set(ids)], FACT_CHUNK)) {
-    const rows = (await db('sync_members').where({ tenant_id: tenantId, kind }).whereIn('record_id', chunk).select('record_id', 'scope_key')) as Row[];
-    for (const row of rows) {
-      const id = String(row.record_id);
-      const list = out.get(id) ?? [];
-      list.push(String(row.scope_key));
-      out.set(id, list);
-    }
-  }
-  for (const list of out.values()) list.sort();
-  return out;
-}
 
 export async function dependents(db: Executor, postgres: boolean, tenantId: string, kind: DependentKind, ids: readonly string[], categoryKey: (category: string) => string | null): Promise<string[]> {
   const out = new Set<string>();

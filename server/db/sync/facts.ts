@@ -2,13 +2,14 @@
  * The facts scope keys are computed from (server/domain/sync/ports.ts RecordFacts), read in
  * batches in the writing transaction. Every query is bound to the tenant.
  */
-import type { Knex } from 'knex';
 import type { RecordKind } from '../../../protocol/sync.js';
 import type { CatalogFacts, EventFacts, PatrolFacts, RecordFacts, SubjectFacts } from '../../domain/sync/ports.js';
 import { isUuid } from '../../domain/ids.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
 import { fromDbMillis } from '../time.js';
+import { membersTable, type OldMember } from './members.js';
+import { chunks, list, run } from './statements.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,16 +31,24 @@ function iso(millis: unknown): string | null {
 const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 function push(map: Map<string, string[]>, key: string, value: string): void {
-  const list = map.get(key);
-  if (list) {
-    if (!list.includes(value)) list.push(value);
+  const values = map.get(key);
+  if (values) {
+    if (!values.includes(value)) values.push(value);
   } else map.set(key, [value]);
 }
 
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
+export { chunks };
+
+/** Where a facts statement also hands the memberships of `ids` (members.ts). */
+interface MemberSink {
+  ids: string[];
+  add(id: string, member: OldMember): void;
+}
+
+export interface FactsRead {
+  facts: Map<string, RecordFacts>;
+  /** With `withMembers`, for patrols and events: the memberships of each id read (none: []), by id as asked. */
+  members: Map<string, OldMember[]> | null;
 }
 
 /**
@@ -47,25 +56,31 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
  * columns lowercase: results are matched back case-insensitively, and an id that is no uuid
  * (the column could not hold it) is simply missing rather than a driver error.
  */
-export async function readFacts(db: Executor, dialect: Dialect, tenantId: string, kind: RecordKind, ids: readonly string[]): Promise<Map<string, RecordFacts>> {
+export async function readFacts(db: Executor, dialect: Dialect, tenantId: string, kind: RecordKind, ids: readonly string[], withMembers = false): Promise<FactsRead> {
   const asked = new Map<string, string>();
   for (const id of ids) if (dialect === 'sqlite' || isUuid(id)) asked.set(dialect === 'postgres' ? id.toLowerCase() : id, id);
   const out = new Map<string, RecordFacts>();
-  for (const chunk of chunks([...asked.keys()], FACT_CHUNK)) {
-    for (const facts of await readChunk(db, tenantId, kind, chunk)) {
+  const members = withMembers && (kind === 'patrol' || kind === 'event') ? new Map<string, OldMember[]>() : null;
+  for (const chunk of chunks([...asked], FACT_CHUNK)) {
+    const sink: MemberSink | null = members && {
+      ids: chunk.map(([, id]) => id),
+      add: (id, member) => members.get(id)?.push(member),
+    };
+    for (const id of sink?.ids ?? []) members!.set(id, []);
+    for (const facts of await readChunk(db, dialect, tenantId, kind, chunk.map(([key]) => key), sink)) {
       const id = asked.get(dialect === 'postgres' ? facts.id.toLowerCase() : facts.id);
       if (id !== undefined) out.set(id, { ...facts, id });
     }
   }
-  return out;
+  return { facts: out, members };
 }
 
-function readChunk(db: Executor, tenantId: string, kind: RecordKind, ids: string[]): Promise<RecordFacts[]> {
+function readChunk(db: Executor, dialect: Dialect, tenantId: string, kind: RecordKind, ids: string[], members: MemberSink | null): Promise<RecordFacts[]> {
   switch (kind) {
     case 'event':
-      return eventFacts(db, tenantId, ids);
+      return eventFacts(db, dialect, tenantId, ids, members);
     case 'patrol':
-      return patrolFacts(db, tenantId, ids);
+      return patrolFacts(db, dialect, tenantId, ids, members);
     case 'subject':
       return subjectFacts(db, tenantId, ids);
     default:
@@ -73,74 +88,92 @@ function readChunk(db: Executor, tenantId: string, kind: RecordKind, ids: string
   }
 }
 
-/** Subject groups (of this tenant) of the subjects leading the given segments' rows. */
-function leaderGroups(db: Executor, tenantId: string): Knex.QueryBuilder {
-  return db('patrol_segments as s')
-    .join('subject_group_members as m', 'm.subject_id', 's.leader_id')
-    .join('subject_groups as g', function () {
-      this.on('g.id', 'm.group_id').andOn('g.tenant_id', 's.tenant_id');
-    })
-    .where('s.tenant_id', tenantId)
-    .andWhere('s.leader_type', 'observations.subject');
-}
-
-async function eventFacts(db: Executor, tenantId: string, ids: string[]): Promise<EventFacts[]> {
-  // The category is the type's: v2 when a v2 type of that value exists, else v1 (as the
-  // event list's category filter resolves it).
-  const rows: Row[] = await db('events as e')
-    .leftJoin('event_types as t2', function () {
-      this.on('t2.tenant_id', 'e.tenant_id').andOn('t2.value', 'e.event_type');
-    })
-    .leftJoin('event_types_v1 as t1', function () {
-      this.on('t1.tenant_id', 'e.tenant_id').andOn('t1.value', 'e.event_type');
-    })
-    .where('e.tenant_id', tenantId)
-    .whereIn('e.id', ids)
-    .select('e.id', 'e.time', 'e.latitude', 'e.longitude', 'e.created_by_user_id', db.raw('CASE WHEN t2.id IS NOT NULL THEN t2.category ELSE t1.category END AS category'));
-  if (rows.length === 0) return [];
+/**
+ * One statement: the events' rows ('e'), the groups of the subjects leading the segments they
+ * are linked to ('g'), and when `members` is given their memberships ('m'). The category is the
+ * type's: v2 when a v2 type of that value exists, else v1 (as the event list's category filter
+ * resolves it). Ids and texts are cast to text so the branches unite on PostgreSQL; numbers are
+ * left as they are (a cast would round SQLite's reals).
+ */
+async function eventFacts(db: Executor, dialect: Dialect, tenantId: string, ids: string[], members: MemberSink | null): Promise<EventFacts[]> {
+  const inIds = list(ids.length);
+  const branches = [
+    `SELECT 'e' AS t, CAST(e.id AS TEXT) AS id, e.time AS a, e.latitude AS b, e.longitude AS c, CAST(e.created_by_user_id AS TEXT) AS d,
+       CAST(CASE WHEN t2.id IS NOT NULL THEN t2.category ELSE t1.category END AS TEXT) AS f
+     FROM events e
+     LEFT JOIN event_types t2 ON t2.tenant_id = e.tenant_id AND t2.value = e.event_type
+     LEFT JOIN event_types_v1 t1 ON t1.tenant_id = e.tenant_id AND t1.value = e.event_type
+     WHERE e.tenant_id = ? AND e.id IN (${inIds})`,
+    `SELECT 'g', CAST(se.event_id AS TEXT), NULL, NULL, NULL, CAST(m.group_id AS TEXT), NULL
+     FROM patrol_segments s
+     JOIN subject_group_members m ON m.subject_id = s.leader_id
+     JOIN subject_groups g ON g.id = m.group_id AND g.tenant_id = s.tenant_id
+     JOIN segment_events se ON se.tenant_id = s.tenant_id AND se.segment_id = s.id
+     WHERE s.tenant_id = ? AND s.leader_type = 'observations.subject' AND se.event_id IN (${inIds})`,
+  ];
+  const bindings: unknown[] = [tenantId, ...ids, tenantId, ...ids];
+  if (members) {
+    branches.push(`SELECT 'm', record_id, hash, NULL, NULL, scope_key, NULL FROM ${membersTable(dialect)} WHERE tenant_id = ? AND kind = 'event' AND record_id IN (${list(members.ids.length)})`);
+    bindings.push(tenantId, ...members.ids);
+  }
   const teams = new Map<string, string[]>();
-  const linked: Row[] = await leaderGroups(db, tenantId)
-    .join('segment_events as se', function () {
-      this.on('se.tenant_id', 's.tenant_id').andOn('se.segment_id', 's.id');
-    })
-    .whereIn('se.event_id', rows.map((row) => row.id as string))
-    .select('se.event_id', 'm.group_id');
-  for (const row of linked) push(teams, String(row.event_id), String(row.group_id));
-  return rows.map((row) => ({
+  const found: Row[] = [];
+  for (const row of await run(db, dialect, branches.join('\nUNION ALL\n'), bindings)) {
+    if (row.t === 'e') found.push(row);
+    else if (row.t === 'g') push(teams, String(row.id), String(row.d));
+    else members?.add(String(row.id), { key: String(row.d), hash: Number(row.a) });
+  }
+  return found.map((row) => ({
     kind: 'event',
     id: String(row.id),
-    time: row.time === null || row.time === undefined ? null : iso(row.time),
-    category: (row.category as string | null) || null,
-    latitude: numberOrNull(row.latitude),
-    longitude: numberOrNull(row.longitude),
-    createdBy: (row.created_by_user_id as string | null) ?? null,
+    time: row.a === null || row.a === undefined ? null : iso(row.a),
+    category: (row.f as string | null) || null,
+    latitude: numberOrNull(row.b),
+    longitude: numberOrNull(row.c),
+    createdBy: (row.d as string | null) ?? null,
     teams: (teams.get(String(row.id)) ?? []).sort(),
   }));
 }
 
-async function patrolFacts(db: Executor, tenantId: string, ids: string[]): Promise<PatrolFacts[]> {
-  const rows: Row[] = await db('patrols').where({ tenant_id: tenantId }).whereIn('id', ids).select('id', 'state', 'window_start', 'created_at', 'created_by_user_id');
-  if (rows.length === 0) return [];
-  const found = rows.map((row) => row.id as string);
+/**
+ * One statement: the patrols' rows ('p'), their user leaders ('u') and their subject leaders'
+ * groups ('g'), and when `members` is given, the memberships of `members` ('m': the same
+ * patrols' ids as marked; SyncRepository.memberKeys then needs no statement of its own). Every
+ * column is text so the branches unite on PostgreSQL.
+ */
+async function patrolFacts(db: Executor, dialect: Dialect, tenantId: string, ids: string[], members: MemberSink | null): Promise<PatrolFacts[]> {
+  const inIds = list(ids.length);
+  const text = (column: string) => `CAST(${column} AS TEXT)`;
+  const branches = [
+    `SELECT 'p' AS t, ${text('id')} AS id, ${text('state')} AS a, ${text('COALESCE(window_start, created_at)')} AS b, ${text('created_by_user_id')} AS c
+     FROM patrols WHERE tenant_id = ? AND id IN (${inIds})`,
+    `SELECT 'u', ${text('patrol_id')}, ${text('leader_id')}, NULL, NULL
+     FROM patrol_segments WHERE tenant_id = ? AND leader_type = 'accounts.user' AND leader_id IS NOT NULL AND patrol_id IN (${inIds})`,
+    `SELECT 'g', ${text('s.patrol_id')}, ${text('m.group_id')}, NULL, NULL
+     FROM patrol_segments s JOIN subject_group_members m ON m.subject_id = s.leader_id JOIN subject_groups g ON g.id = m.group_id AND g.tenant_id = s.tenant_id
+     WHERE s.tenant_id = ? AND s.leader_type = 'observations.subject' AND s.patrol_id IN (${inIds})`,
+  ];
+  const bindings: unknown[] = [tenantId, ...ids, tenantId, ...ids, tenantId, ...ids];
+  if (members) {
+    branches.push(`SELECT 'm', record_id, scope_key, ${text('hash')}, NULL FROM ${membersTable(dialect)} WHERE tenant_id = ? AND kind = 'patrol' AND record_id IN (${list(members.ids.length)})`);
+    bindings.push(tenantId, ...members.ids);
+  }
+  const rows = await run(db, dialect, branches.join('\nUNION ALL\n'), bindings);
   const users = new Map<string, string[]>();
   const teams = new Map<string, string[]>();
-  const leaders: Row[] = await db('patrol_segments').where({ tenant_id: tenantId, leader_type: 'accounts.user' }).whereIn('patrol_id', found).whereNotNull('leader_id').select('patrol_id', 'leader_id');
-  for (const row of leaders) push(users, String(row.patrol_id), String(row.leader_id));
-  for (const row of (await leaderGroups(db, tenantId).whereIn('s.patrol_id', found).select('s.patrol_id', 'm.group_id')) as Row[]) {
-    push(teams, String(row.patrol_id), String(row.group_id));
-  }
-  return rows.map((row) => {
+  const found: Row[] = [];
+  for (const row of rows) {
     const id = String(row.id);
-    const creator = (row.created_by_user_id as string | null) ?? null;
+    if (row.t === 'p') found.push(row);
+    else if (row.t === 'u') push(users, id, String(row.a));
+    else if (row.t === 'g') push(teams, id, String(row.a));
+    else members?.add(id, { key: String(row.a), hash: Number(row.b) });
+  }
+  return found.map((row) => {
+    const id = String(row.id);
+    const creator = (row.c as string | null) ?? null;
     const people = [...new Set([...(creator ? [creator] : []), ...(users.get(id) ?? [])])].sort();
-    return {
-      kind: 'patrol',
-      id,
-      state: String(row.state),
-      startTime: iso(row.window_start ?? row.created_at),
-      users: people,
-      teams: (teams.get(id) ?? []).sort(),
-    };
+    return { kind: 'patrol', id, state: String(row.a), startTime: iso(row.b), users: people, teams: (teams.get(id) ?? []).sort() };
   });
 }
 
