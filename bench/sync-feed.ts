@@ -1,7 +1,8 @@
 /**
- * Sync change feed benchmark (issue 25), against a real `fieldops serve` child on SQLite or
- * PostgreSQL, seeded by bulk SQL before it starts (the server's one-time backfill then logs the
- * records; the feed answers 503 sync_preparing until it is done):
+ * Sync change feed benchmark (issue 25): the issue's targets, measured. Against a real
+ * `fieldops serve` child on SQLite or PostgreSQL, seeded by bulk SQL before it starts (the
+ * server's one-time backfill then logs the records; the feed answers 503 sync_preparing until
+ * it is done):
  * - first pull of `--types` event types and `--events` events (all in the default scope): requests,
  *   bytes on the wire, time; the older pull (catalog sync + updated_since pull) on the same data;
  * - a renamed event type, then a pull: bytes (and what the older catalog sync re-read);
@@ -23,7 +24,7 @@ import { createUndiciTransport } from '../sync/transport.js';
 import { dataDirFor, freshDatabase, parseArgs } from './lib/database.js';
 import { repoRoot, startChild } from './lib/processes.js';
 import { applyPages, feedPull, mirrorRecords, olderCatalogSync, olderPull, readFeed, waitForFeed, type Server, type Wire } from './lib/sync-measure.js';
-import { pendBackfill, seedContext, seedEvents, seedEventTypes, seedKnex, seedTeam, serverScopeCount } from './lib/sync-seed.js';
+import { analyzeWhileBackfilling, logRows, pendBackfill, settleDatabase, seedContext, seedEvents, seedEventTypes, seedKnex, seedTeam, serverScopeCount } from './lib/sync-seed.js';
 import { printReport, type Row } from './lib/sync-report.js';
 
 const args = parseArgs(process.argv);
@@ -33,7 +34,7 @@ const EVENTS = Number(args.get('events') ?? 20000);
 const BIG = (args.get('big') ?? '1') !== '0';
 const BIG_EVENTS = Number(args.get('big-events') ?? 200000);
 const TEAM = Number(args.get('team') ?? 50);
-const ROUNDS = 3;
+const ROUNDS = 5;
 const PASSWORD = 'Bench-Sync-Feed-Pass-7';
 const bin = path.join(repoRoot, 'bin/fieldops.js');
 
@@ -46,7 +47,8 @@ async function main() {
   const dataDir = dataDirFor(db.location);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-bench-feed-'));
   const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, FIELDOPS_PASSWORD_HASH_COST: '4096', LOG_LEVEL: 'warn', FIELDOPS_PATROL_SWEEP_SECONDS: '0' };
-  const start = () => startChild([bin, 'serve', '--port', '0'], env, /listening on (http:\/\/\S+)/);
+  // The restart after the growth keeps the port: the laptop's mirror belongs to one server URL.
+  const start = (port = '0') => startChild([bin, 'serve', '--port', port], env, /listening on (http:\/\/\S+)/);
   const transport = createUndiciTransport({ timeoutMs: 120_000 });
   const knex = seedKnex(db.location);
   let serve = await start();
@@ -59,14 +61,16 @@ async function main() {
     const team = await seedTeam(knex, ctx, TEAM, events, TEAM * 10);
     await pendBackfill(knex, ctx);
     log(`seeded ${TYPES} types, ${EVENTS} events, a team of ${TEAM} in ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)} ms`);
+    started = process.hrtime.bigint();
     serve = await start();
     const login = async (origin: string): Promise<Server> => {
       const answer = await fetch(`${origin}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: PASSWORD }) });
       return { origin, token: ((await answer.json()) as { access_token: string }).access_token, transport };
     };
     let server = await login(serve.match[1]!);
-    const backfillMs = await waitForFeed(server, 600_000);
-    log(`backfill done after ${Math.round(backfillMs)} ms`);
+    // From the server's start (it may backfill before it listens) until the feed answers.
+    const backfillMs = Number(process.hrtime.bigint() - started) / 1e6 + (await waitForFeed(server, 600_000, analyzeWhileBackfilling(knex)));
+    log(`backfill done ${Math.round(backfillMs)} ms after the start (${await logRows(knex, ctx)} log rows)`);
     const api = async (method: string, route: string, body: unknown) => {
       const response = await fetch(server.origin + route, { method, headers: { Authorization: `Bearer ${server.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
       if (response.status >= 400) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
@@ -91,8 +95,11 @@ async function main() {
       const pulled = await feedPull(server, laptop);
       return { ...pulled, received: pulled.report.received };
     };
+    await settleDatabase(knex);
     const small: Array<Wire & { received: number }> = [];
-    for (let round = 0; round < ROUNDS; round++) small.push(await tenChanges(round));
+    // Round 0 warms up (untimed): the same for both sizes, the server having just restarted for the second.
+    await tenChanges(0);
+    for (let round = 1; round <= ROUNDS; round++) small.push(await tenChanges(round));
 
     const teamMirror = path.join(work, 'team.sqlite3');
     const teamPull = await feedPull(server, teamMirror, { scopes: [`team:${team.groupId}`] });
@@ -113,13 +120,17 @@ async function main() {
       await seedEvents(knex, ctx, { count: BIG_EVENTS - EVENTS, types, newestDaysAgo: 40, spanDays: 300 });
       await pendBackfill(knex, ctx);
       log(`seeded ${BIG_EVENTS - EVENTS} more events (older than the laptop's window) in ${Math.round(Number(process.hrtime.bigint() - started) / 1e6)} ms`);
-      serve = await start();
+      started = process.hrtime.bigint();
+      serve = await start(new URL(server.origin).port);
       server = await login(serve.match[1]!);
-      const bigBackfill = await waitForFeed(server, 1_800_000);
-      log(`backfill done after ${Math.round(bigBackfill)} ms`);
+      const bigBackfill = Number(process.hrtime.bigint() - started) / 1e6 + (await waitForFeed(server, 1_800_000, analyzeWhileBackfilling(knex)));
+        log(`backfill done ${Math.round(bigBackfill)} ms after the start (${await logRows(knex, ctx)} log rows)`);
       const catchUp = await feedPull(server, laptop);
+      log(`catch-up pull after the growth: ${catchUp.report.received} changes in ${catchUp.requests} requests${catchUp.report.resets.length ? `; reset: ${catchUp.report.resets.join('; ')}` : ''}`);
+      await settleDatabase(knex);
       const bigSmall: Array<Wire & { received: number }> = [];
-      for (let round = ROUNDS; round < ROUNDS * 2; round++) bigSmall.push(await tenChanges(round));
+      await tenChanges(ROUNDS + 1);
+      for (let round = ROUNDS + 2; round <= ROUNDS * 2 + 1; round++) bigSmall.push(await tenChanges(round));
       big = { small: bigSmall, catchUp: { ...catchUp, received: catchUp.report.received }, backfillMs: bigBackfill };
     }
 

@@ -94,8 +94,8 @@ function client(server: Server): FeedClient {
   return new FeedClient({ transport: authorizedTransport(server.transport, tokenSession(server.origin, server.token)), server: server.origin, attempts: 1 });
 }
 
-/** Waits until the feed answers (the backfill is done: no more 503 sync_preparing). */
-export async function waitForFeed(server: Server, timeoutMs: number): Promise<number> {
+/** Waits until the feed answers (the backfill is done: no more 503 sync_preparing); `meanwhile` runs between polls. */
+export async function waitForFeed(server: Server, timeoutMs: number, meanwhile?: () => Promise<void>): Promise<number> {
   const started = process.hrtime.bigint();
   const feed = client(server);
   for (;;) {
@@ -104,6 +104,7 @@ export async function waitForFeed(server: Server, timeoutMs: number): Promise<nu
     if (answer.kind !== 'preparing') throw new Error(`the feed answered ${answer.kind}`);
     if (ms(started) > timeoutMs) throw new Error(`the backfill did not finish within ${timeoutMs} ms`);
     await sleep(500);
+    await meanwhile?.();
   }
 }
 
