@@ -56,6 +56,18 @@ export interface FeedRequest {
   scopes: string[];
   /** Changes per page, at most MAX_PAGE_CHANGES (default DEFAULT_PAGE_CHANGES). */
   limit?: number;
+  /**
+   * The `granted` keys of the page `cursor` came from (at most MAX_SCOPE_KEYS). A cursor is made
+   * for one granted key set; when the keys granted now differ (the date moved the day keys, a
+   * subject group became visible, a permission was revoked, `scopes` changed), the server
+   * continues the cursor only if these are the keys it was made for, else answers 410
+   * `sync_scopes_changed`. Keys dropped cost nothing: the next page's `granted` no longer lists
+   * them and the laptop drops every row no granted key justifies. Keys added are served as a
+   * snapshot of their records only, then the log goes on from where the cursor was (a cursor
+   * still in its first snapshot cannot take keys on: 410). Sending them always is allowed; they
+   * are read only when the set changed.
+   */
+  previous_scopes?: string[];
 }
 
 export interface DeniedScope {

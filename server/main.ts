@@ -29,14 +29,9 @@ import { PatrolNoteService } from './domain/patrols/notes.js';
 import { PatrolFileService } from './domain/patrols/files.js';
 import { EventService } from './domain/events/service.js';
 import { PatrolSweeper } from './domain/patrols/sweep.js';
-import { SyncFeedService } from './domain/sync/feed.js';
-import { SyncRepairService } from './domain/sync/feed-repair.js';
-import { SyncRetention } from './domain/sync/retention.js';
-import { EventDetailsChecker } from './domain/events/details.js';
-import { KnexSyncFeedReads } from './db/sync/feed-read.js';
-import { KnexSyncRetentionStore } from './db/sync/feed-retention.js';
-import { recordChanges } from './domain/sync/record-changes.js';
-import { SYNC_BACKFILL_SECONDS, SyncBackfill } from './domain/sync/backfill.js';
+import type { SyncRetention } from './domain/sync/retention.js';
+import type { SyncBackfill } from './domain/sync/backfill.js';
+import { changeLogHooks, openSync, startSyncJobs, stopSyncJobs } from './sync-wiring.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
@@ -129,8 +124,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     throw translateConnectError(error, config.database);
   }
   const hot = openHotReads(config.database, { onIdleError: (error) => logger.warn({ err: error }, 'hot-read connection lost') });
-  // Every write transaction appends its change-log entries before it commits (issue 25).
-  const store = createStore(database, hot, { beforeCommit: (repos, changes) => recordChanges(repos, changes, clock.now()) });
+  const store = createStore(database, hot, changeLogHooks(clock));
   const users = new UserService({ store, clock, passwordHashCost: config.passwordHashCost, commonPasswords: loadCommonPasswords() });
   const oauth = new OAuthService({
     store,
@@ -147,7 +141,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
   const choices = new ChoiceService({ store, clock });
-  const syncFeed = new SyncFeedService({ store, reads: new KnexSyncFeedReads(database.knex, database.dialect), checker: new EventDetailsChecker(choices) });
+  const sync = openSync({ database, store, choices, clock, logger, retentionDays: config.syncRetentionDays });
   const { files, sweeper: fileSweeper } = withRemovals(await openFileStore(config.fileStore, config.dataDir), { knex: database.knex, clock, logger, graceSeconds: config.fileGraceSeconds });
   const services: Services = {
     store,
@@ -178,8 +172,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     apiProfile: config.apiProfile,
     compressMinBytes: config.compressMinBytes,
     startup: new StartupService({ store, clock }),
-    syncFeed,
-    syncRepair: new SyncRepairService(syncFeed),
+    syncFeed: sync.feed,
+    syncRepair: sync.repair,
     realtime: new RealtimeHub(options.realtimeRelay ?? null),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
@@ -189,9 +183,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     await database.close();
   };
   const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });
-  const syncRetention = new SyncRetention({ store: new KnexSyncRetentionStore(database.knex, database.dialect), clock, logger, retentionDays: config.syncRetentionDays });
-  const syncBackfill = new SyncBackfill({ store, clock, logger });
-  return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention, syncBackfill, clock, close };
+  return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention: sync.retention, syncBackfill: sync.backfill, clock, close };
 }
 
 export interface RunningServer {
@@ -290,8 +282,7 @@ export function bootstrapDatabase(runtime: Runtime): Promise<BootstrapResult> {
 async function abandonPrepared(prepared: PreparedServer, error: unknown): Promise<unknown> {
   await prepared.runtime.sweeper.stop();
   await prepared.runtime.fileSweeper.stop();
-  await prepared.runtime.syncRetention.stop();
-  await prepared.runtime.syncBackfill.stop();
+  await stopSyncJobs({ retention: prepared.runtime.syncRetention, backfill: prepared.runtime.syncBackfill });
   await prepared.listener.close();
   await prepared.runtime.close();
   return prepared.bootstrap.generatedAdminPassword ? new AdminCreatedError(error, prepared.bootstrap.generatedAdminPassword) : error;
@@ -326,9 +317,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
   const app = createApp(runtime.services);
   runtime.sweeper.start(config.patrolSweepSeconds);
   runtime.fileSweeper.start(config.fileSweepSeconds);
-  // Hourly: retention is counted in days.
-  runtime.syncRetention.start(SYNC_RETENTION_SWEEP_SECONDS);
-  runtime.syncBackfill.start(SYNC_BACKFILL_SECONDS);
+  startSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
   const handle = app.callback();
   const revalidate = fastRevalidation(runtime.services);
   const server = listener.server;
@@ -381,15 +370,11 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
         clearTimeout(grace);
         await runtime.sweeper.stop();
         await runtime.fileSweeper.stop();
-        await runtime.syncRetention.stop();
-        await runtime.syncBackfill.stop();
+        await stopSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
         await runtime.close();
       })()),
   };
 }
-
-/** How often each process prunes the change log past its retention. */
-const SYNC_RETENTION_SWEEP_SECONDS = 3600;
 
 /** A start that failed after creating `admin` with a generated password: the password travels with the error. */
 export class AdminCreatedError extends Error {

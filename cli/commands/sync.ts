@@ -90,7 +90,7 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
                 const base = syncReportJson(report, connection.wire);
                 printJson(ctx, pushed || feedReport ? { ...base, push: pushed, pull: feedReport ? render.pullLines(feedReport, requests) : null, feed: feedReport ? render.feedJson(feedReport) : null } : base);
               } else {
-                ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed, null) + (feedReport ? '\n' + render.feedSummary(feedReport, requests, ctx.out) : ''));
+                ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed) + (feedReport ? '\n' + render.feedSummary(feedReport, requests, ctx.out) : ''));
               }
             } finally {
               await stores.close();

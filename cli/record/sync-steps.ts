@@ -8,7 +8,6 @@
  * stay queued for the next sync or `fieldops push`.
  */
 import fs from 'node:fs';
-import type { PullReport } from '../../sync/pull/run-pull.js';
 import type { PushReport } from '../../sync/push/run-push.js';
 import type { CommandContext, Connection } from '../context.js';
 import { CommandExit, EXIT } from '../errors.js';
@@ -36,24 +35,7 @@ export async function pushBeforeSync(ctx: CommandContext, connection: Connection
   }
 }
 
-/** Pulls records when asked to (`always`), or when this mirror has pulled records before; null otherwise. */
-export async function pullAfterSync(ctx: CommandContext, connection: Connection, always: boolean): Promise<PullReport[] | null> {
-  const stores = await openOffline(ctx);
-  try {
-    if (!always && !(await stores.outbox.knex('pull_checkpoints').first())) return null;
-    const { runPull } = await import('../../sync/pull/run-pull.js');
-    return await runPull({ transport: connection.transport, server: connection.session.server, knex: stores.outbox.knex, now: ctx.now });
-  } finally {
-    await stores.close();
-  }
+/** The line to append to the sync report ('' when nothing was pushed). */
+export function offlineSummary(push: PushReport | null): string {
+  return push ? `\npushed ${push.sent} of ${push.total} queued record${push.total === 1 ? '' : 's'}${push.remaining ? ` (${push.remaining} still queued)` : ''}` : '';
 }
-
-/** Lines to append to the sync report ('' when nothing was pushed or pulled). */
-export function offlineSummary(push: PushReport | null, pull: PullReport[] | null): string {
-  const lines: string[] = [];
-  if (push) lines.push(`pushed ${push.sent} of ${push.total} queued record${push.total === 1 ? '' : 's'}${push.remaining ? ` (${push.remaining} still queued)` : ''}`);
-  if (pull) lines.push(pullSummary(pull));
-  return lines.map((line) => '\n' + line).join('');
-}
-
-export const pullSummary = (pull: PullReport[]) => `pulled ${pull.map((p) => `${p.changed} ${p.resource}`).join(', ')} new or changed since the last pull (${pull.reduce((n, p) => n + p.requests, 0)} requests)`;

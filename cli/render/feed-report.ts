@@ -22,6 +22,7 @@ export function feedJson(report: FeedReport) {
   return {
     mode: report.mode,
     resets: report.resets,
+    scope_change: report.scopeChange,
     pages: report.pages,
     received: report.received,
     written: report.counts.put,
@@ -54,6 +55,7 @@ export function feedSummary(report: FeedReport, requests: number, style: Style):
   }
   const lines: string[] = [];
   for (const reset of report.resets) lines.push(style.yellow(`reset: ${reset}`));
+  if (report.scopeChange) lines.push(scopeChangeText(report.scopeChange));
   const kinds = Object.entries(report.counts.byKind).map(([kind, t]) => `${kind} ${t.put}${t.deleted ? `/-${t.deleted}` : ''}`);
   lines.push(
     `pulled ${report.received} change${report.received === 1 ? '' : 's'} in ${report.pages} page${report.pages === 1 ? '' : 's'} (${requests} request${requests === 1 ? '' : 's'}): ${report.counts.put} written, ${report.counts.deleted} deleted` +
@@ -64,4 +66,10 @@ export function feedSummary(report: FeedReport, requests: number, style: Style):
   for (const r of report.repairs) lines.push(`  repaired ${r.scope}: ${r.missing} missing, ${r.stale} stale, ${r.extra} extra${r.repaired ? '' : style.yellow(` (still differing${r.note ? `: ${r.note}` : ''})`)}`);
   for (const d of report.denied) lines.push(style.yellow(`  not granted: ${d.key}${d.reason ? ` (${d.reason})` : ''}`));
   return lines.join('\n');
+}
+
+/** `scopes changed: +2 keys, −2 keys (no reset)`: the granted keys a resumed cursor gained and lost. */
+export function scopeChangeText(change: { added: readonly string[]; removed: readonly string[] }): string {
+  const n = (count: number) => `${count} key${count === 1 ? '' : 's'}`;
+  return `scopes changed: +${n(change.added.length)}, \u2212${n(change.removed.length)} (no reset)`;
 }

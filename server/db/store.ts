@@ -5,7 +5,7 @@ import { translated, translateDbError } from './errors.js';
 import type { Database, Dialect } from './knex.js';
 import { KnexCatalogRepository } from './repositories/catalog.js';
 import { KnexChoiceRepository } from './repositories/choices.js';
-import { KnexCatalogItemRepository, eventTypesTable, patrolTypesTable } from './repositories/catalog-items.js';
+import { KnexCatalogItemRepository, KnexEventTypeRepository, patrolTypesTable } from './repositories/catalog-items.js';
 import { KnexEventCategoryRepository, KnexEventTypeV1Repository } from './repositories/event-types.js';
 import { KnexSubjectRepository } from './repositories/subjects.js';
 import { pendingMigrations } from './migrate.js';
@@ -34,9 +34,9 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
     patrols: translated(new KnexPatrolRepository(db, dialect, changes, tracked)),
     choices: translated(new KnexChoiceRepository(db, changes)),
-    eventTypes: translated(new KnexCatalogItemRepository(db, eventTypesTable, changes)),
+    eventTypes: translated(new KnexEventTypeRepository(db, changes)),
     eventCategories: translated(new KnexEventCategoryRepository(db, changes)),
-    eventTypesV1: translated(new KnexEventTypeV1Repository(db)),
+    eventTypesV1: translated(new KnexEventTypeV1Repository(db, changes)),
     patrolTypes: translated(new KnexCatalogItemRepository(db, patrolTypesTable, changes)),
     subjects: translated(new KnexSubjectRepository(db, changes)),
     tenants: translated(new KnexTenantRepository(db)),

@@ -169,6 +169,8 @@ export interface ChoiceRepository {
   list(tenantId: string, filter: ChoiceFilter, page?: { offset: number; limit: number }): Promise<Choice[]>;
   count(tenantId: string, filter: ChoiceFilter): Promise<number>;
   find(tenantId: string, id: string): Promise<Choice | null>;
+  /** Those of `ids` that exist, active or not, in no order. */
+  findMany(tenantId: string, ids: readonly string[]): Promise<Choice[]>;
   findByValue(tenantId: string, field: string, value: string): Promise<Choice | null>;
   insert(choice: Choice): Promise<void>;
   update(choice: Choice): Promise<void>;
@@ -181,6 +183,11 @@ export interface EventCategoryRepository {
   update(category: EventCategory): Promise<void>;
 }
 
+export interface EventTypeRepository extends CatalogItemRepository<EventType> {
+  /** Those of `values` (exact) that name an active collection type: a page of events in one read, schemas unread. */
+  activeCollectionValues(tenantId: string, values: readonly string[]): Promise<string[]>;
+}
+
 export interface EventTypeV1Repository {
   list(tenantId: string): Promise<EventTypeV1[]>;
   find(tenantId: string, key: string): Promise<EventTypeV1 | null>;
@@ -190,7 +197,7 @@ export interface EventTypeV1Repository {
 
 export interface Repositories {
   patrols: PatrolRepository;
-  eventTypes: CatalogItemRepository<EventType>;
+  eventTypes: EventTypeRepository;
   eventCategories: EventCategoryRepository;
   eventTypesV1: EventTypeV1Repository;
   choices: ChoiceRepository;

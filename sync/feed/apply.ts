@@ -80,13 +80,22 @@ export async function applyChanges(trx: Knex.Transaction, changes: readonly Chan
   return counts;
 }
 
-/** Applies a page and commits it with its cursor; compares a checkpoint with the rows now held. */
-export async function applyPage(knex: Knex, page: FeedPage, options: { sweep: boolean }): Promise<PageResult> {
+/**
+ * Applies a page and commits it with its cursor; compares a checkpoint with the rows now held.
+ * `previous`: the granted keys the request's cursor was made with. Keys the page no longer grants
+ * (a day that left the window, a permission revoked, a group no longer visible) lose their
+ * memberships here, and the rows no granted key justifies go in the same transaction; while a
+ * reset's snapshot is under way (`sweep`) that waits for its end, which sweeps anyway.
+ */
+export async function applyPage(knex: Knex, page: FeedPage, options: { sweep: boolean; previous?: readonly string[] }): Promise<PageResult> {
   return knex.transaction(async (trx) => {
+    const dropped = (options.previous ?? []).filter((key) => !page.granted.includes(key));
+    for (let i = 0; i < dropped.length; i += 300) await trx('record_scopes').whereIn('scope_key', dropped.slice(i, i + 300)).delete();
     const counts = await applyChanges(trx, page.changes);
     await setState(trx, { cursor: page.cursor, granted: JSON.stringify(page.granted) });
     let swept = 0;
-    if (!page.has_more && options.sweep) swept = await sweepUnscoped(trx, page.granted);
+    if (!page.has_more && options.sweep) swept = await sweepUnscoped(trx, page.granted, dropped);
+    else if (dropped.length > 0 && !options.sweep) swept = await sweepUnscoped(trx, page.granted, dropped);
     let mismatched: PageResult['mismatched'] = [];
     if (page.checkpoint) {
       const local = await localSums(trx, page.checkpoint.scopes.map((s) => s.key));

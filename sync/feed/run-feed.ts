@@ -4,15 +4,23 @@
  * checkpoint of the last page against the rows held, and repair the keys that differ in the same
  * run (verify.ts).
  *
- * Starting over (keeping the outbox): another server or user (rows dropped at once); `--reset`,
- * a changed scope set, or day keys that moved with the date (rows kept until the new snapshot
- * replaces them; see state.ts); a 410 from the server (history too old, or the permissions or
- * scopes changed), once per run. A server without the feed (404), or one still preparing it
- * (503 `sync_preparing`), gets the older `updated_since` pull instead, with a warning given once
- * per mirror.
+ * Starting over (keeping the outbox): another server or user (rows dropped at once); `--reset`
+ * (rows kept until the new snapshot replaces them; see state.ts); a 410 from the server (history
+ * too old, or a cursor it cannot continue), once per run.
+ *
+ * A changed key set is NOT a reset (docs/sync.md §Key-set changes): the day keys that move with
+ * the date, a changed `--scope`, a subject group newly visible, a permission revoked. The stored
+ * cursor is sent with `previous_scopes`, the granted keys it was made with; the server sends the
+ * records of added keys only, and the rows no granted key justifies any more are dropped with the
+ * first page whose `granted` lost keys (apply.ts). The previous keys are sent when the requested
+ * keys changed; when only the server's grants did (su:* expanding to a new group), its 410 is
+ * answered once by asking again with them, before any reset.
+ *
+ * A server without the feed (404), or one still preparing it (503 `sync_preparing`), gets the
+ * older `updated_since` pull instead, with a warning given once per mirror.
  */
 import type { Knex } from 'knex';
-import { MAX_PAGE_CHANGES, type DeniedScope, type RecordKind, type ScopeSum } from '../../protocol/sync.js';
+import { MAX_PAGE_CHANGES, MAX_SCOPE_KEYS, type DeniedScope, type RecordKind, type ScopeSum } from '../../protocol/sync.js';
 import { failure } from '../errors.js';
 import type { PullReport } from '../pull/run-pull.js';
 import { applyPage, emptyCounts, type ApplyCounts } from './apply.js';
@@ -31,6 +39,8 @@ export interface FeedReport {
   mode: 'feed' | 'fallback';
   /** Why the pulled data was rebuilt in this run (empty: it was not). */
   resets: string[];
+  /** Granted keys added and dropped since the last run, without a reset (null: none). */
+  scopeChange: { added: string[]; removed: string[] } | null;
   pages: number;
   received: number;
   counts: ApplyCounts;
@@ -80,15 +90,12 @@ export async function runFeed(options: FeedRunOptions): Promise<FeedReport> {
   const specs = options.scopes ?? state.scopes ?? [];
   const keys = scopeKeys(specs, options.now(), specs.includes('mine') ? await options.userId() : null);
   const identity = `${options.server} ${options.username ?? ''}`;
-  const report: FeedReport = { mode: 'feed', resets: [], pages: 0, received: 0, counts: emptyCounts(), swept: 0, checkpoint: 'none', mismatched: [], repairs: [], keys, granted: [], denied: [], carried: [], fallback: null, warnings: [] };
+  const report: FeedReport = { mode: 'feed', resets: [], scopeChange: null, pages: 0, received: 0, counts: emptyCounts(), swept: 0, checkpoint: 'none', mismatched: [], repairs: [], keys, granted: [], denied: [], carried: [], fallback: null, warnings: [] };
 
   let reason: { mode: 'soft' | 'hard'; why: string | null } | null = null;
   if (state.identity !== null && state.identity !== identity) reason = { mode: 'hard', why: 'the mirror held records of another server or user: pulled them afresh' };
   else if (options.reset) reason = { mode: 'soft', why: 'rebuilt the pulled records (--reset); the outbox is kept' };
-  else if (state.keys && JSON.stringify(state.keys) !== JSON.stringify(keys)) {
-    const changed = JSON.stringify(state.scopes ?? []) !== JSON.stringify(specs);
-    reason = { mode: 'soft', why: changed ? 'the scopes changed: pulled a fresh snapshot for them' : 'the date moved, so the day keys changed: pulled a fresh snapshot for the new window (rows of days that left it are dropped)' };
-  } else if (state.cursor === null) reason = { mode: 'soft', why: null };
+  else if (state.cursor === null) reason = { mode: 'soft', why: null };
   await knex.transaction(async (trx) => {
     if (reason) await resetFeed(trx, reason.mode);
     await setState(trx, { identity, scopes: JSON.stringify(specs), keys: JSON.stringify(keys) });
@@ -97,22 +104,36 @@ export async function runFeed(options: FeedRunOptions): Promise<FeedReport> {
 
   let cursor = reason ? null : state.cursor;
   let sweep = reason !== null || state.sweep;
+  // The granted keys the cursor was made with: sent as previous_scopes when the set may differ.
+  let previous: string[] = cursor === null ? [] : state.granted;
+  const canName = () => cursor !== null && previous.length > 0 && previous.length <= MAX_SCOPE_KEYS;
+  let naming = canName() && JSON.stringify(state.keys) !== JSON.stringify(keys);
   let settleTries = 0;
   let resets = 0;
   for (;;) {
-    const answer = await client.changes({ cursor, scopes: keys, limit: options.limit ?? MAX_PAGE_CHANGES });
+    const answer = await client.changes({ cursor, scopes: keys, limit: options.limit ?? MAX_PAGE_CHANGES, ...(naming ? { previous_scopes: previous } : {}) });
     if (answer.kind === 'no_feed' || answer.kind === 'preparing') return fallBack(options, report, answer.kind === 'preparing');
     if (answer.kind === 'gone') {
+      // The grants changed under the same requested keys: ask once more naming the old ones.
+      if (answer.reason === 'scopes_changed' && !naming && canName()) {
+        naming = true;
+        continue;
+      }
       if (++resets > MAX_RESETS) throw failure('server', `the server answered 410 even to a fresh start (${answer.detail ?? answer.reason})`, 'try again later; if it persists, tell the server administrator');
       await knex.transaction((trx) => resetFeed(trx, 'soft'));
       report.resets.push(answer.reason === 'scopes_changed' ? 'your permissions or scopes changed on the server: pulled a fresh snapshot (the outbox is kept)' : 'the server\'s history no longer reaches your last sync: pulled a fresh snapshot (the outbox is kept)');
       cursor = null;
+      previous = [];
+      naming = false;
       sweep = true;
       continue;
     }
     const page = answer.page;
     if (report.pages === 0) await setState(knex, { server_has_feed: '1' });
-    const result = await applyPage(knex, page, { sweep });
+    noteScopeChange(report, previous, page.granted, cursor !== null);
+    const result = await applyPage(knex, page, { sweep, previous });
+    previous = page.granted;
+    naming = false;
     if (!page.has_more && sweep) sweep = false;
     report.pages++;
     report.received += page.changes.length;
@@ -152,6 +173,17 @@ export async function runFeed(options: FeedRunOptions): Promise<FeedReport> {
     if (report.checkpoint === 'mismatch') report.warnings.push(`scopes still differing from the server after a repair: ${report.repairs.filter((r) => !r.repaired).map((r) => r.scope).join(', ')} (\`fieldops verify --repair\` tries again)`);
   }
   return report;
+}
+
+/** Adds the keys a resumed cursor gained or lost on this page to the run's tally. */
+function noteScopeChange(report: FeedReport, previous: readonly string[], granted: readonly string[], resumed: boolean): void {
+  if (!resumed) return;
+  const added = granted.filter((key) => !previous.includes(key));
+  const removed = previous.filter((key) => !granted.includes(key));
+  if (added.length === 0 && removed.length === 0) return;
+  const change = (report.scopeChange ??= { added: [], removed: [] });
+  change.added.push(...added);
+  change.removed.push(...removed);
 }
 
 async function fallBack(options: FeedRunOptions, report: FeedReport, preparing: boolean): Promise<FeedReport> {

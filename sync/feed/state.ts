@@ -74,13 +74,14 @@ export async function resetFeed(trx: Knex.Transaction, mode: 'soft' | 'hard'): P
  * Deletes the held rows of the kinds the grant covers that no scope key justifies (a record that
  * left every key while the laptop was not listening: kept over a reset, or held only through a
  * day key that left the window). Kinds no granted key covers are left alone: the feed does not
- * carry them for this laptop (a catalog then comes from the conditional GETs).
+ * carry them for this laptop (a catalog then comes from the conditional GETs); except the kinds
+ * of `dropped` keys (no longer granted): the feed carried those rows, and nothing justifies them.
  */
-export async function sweepUnscoped(trx: Knex.Transaction, granted: readonly string[]): Promise<number> {
+export async function sweepUnscoped(trx: Knex.Transaction, granted: readonly string[], dropped: readonly string[] = []): Promise<number> {
   let swept = 0;
   for (const kind of RECORD_KINDS) {
     const family = kindFamily(kind);
-    if (!granted.some((key) => key.startsWith(family))) continue;
+    if (!granted.some((key) => key.startsWith(family)) && !dropped.some((key) => key.startsWith(family))) continue;
     const table = KIND_TABLE[kind];
     swept += await trx(table)
       .whereNotExists(function () {

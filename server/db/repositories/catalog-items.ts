@@ -1,5 +1,5 @@
 import type { CatalogItem, EventType } from '../../domain/model.js';
-import type { CatalogFilter, CatalogItemRepository } from '../../domain/ports.js';
+import type { CatalogFilter, CatalogItemRepository, EventTypeRepository } from '../../domain/ports.js';
 import { isUuid } from '../../domain/ids.js';
 import type { Executor } from '../rows.js';
 import { fromDbBool, fromDbMillis } from '../time.js';
@@ -81,7 +81,7 @@ export const eventTypesTable: CatalogTable<EventType> = {
 /** Every write marks the item it writes (a rank renumbering marks each sibling it moves). */
 export class KnexCatalogItemRepository<T extends CatalogItem> implements CatalogItemRepository<T> {
   constructor(
-    private readonly db: Executor,
+    protected readonly db: Executor,
     private readonly spec: CatalogTable<T>,
     private readonly changes: ChangeSet,
   ) {}
@@ -131,5 +131,17 @@ export class KnexCatalogItemRepository<T extends CatalogItem> implements Catalog
   async setOrdernum(tenantId: string, id: string, ordernum: number, revision: number): Promise<void> {
     this.changes.mark(this.spec.kind, tenantId, id);
     await this.db(this.spec.table).where({ tenant_id: tenantId, id }).update({ ordernum, revision });
+  }
+}
+
+export class KnexEventTypeRepository extends KnexCatalogItemRepository<EventType> implements EventTypeRepository {
+  constructor(db: Executor, changes: ChangeSet) {
+    super(db, eventTypesTable, changes);
+  }
+
+  async activeCollectionValues(tenantId: string, values: readonly string[]): Promise<string[]> {
+    if (values.length === 0) return [];
+    const rows: Row[] = await this.db('event_types').where({ tenant_id: tenantId, is_active: true, is_collection: true }).whereIn('value', [...values]).select('value');
+    return rows.map((row) => row.value as string);
   }
 }

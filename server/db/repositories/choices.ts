@@ -65,6 +65,11 @@ export class KnexChoiceRepository implements ChoiceRepository {
     return row ? toChoice(row) : null;
   }
 
+  async findMany(tenantId: string, ids: readonly string[]): Promise<Choice[]> {
+    if (ids.length === 0) return [];
+    return (await this.db('choices').where({ tenant_id: tenantId }).whereIn('id', [...ids])).map(toChoice);
+  }
+
   async findByValue(tenantId: string, field: string, value: string): Promise<Choice | null> {
     const row = await this.db('choices').where({ tenant_id: tenantId, field, value }).first();
     return row ? toChoice(row) : null;

@@ -76,9 +76,16 @@ const v1Row = (t: EventTypeV1): Row => ({
   migrated_to: t.migratedTo, created_at: t.createdAt, updated_at: t.updatedAt,
 });
 
-/** Not on the sync feed (v1 types are not a fed kind): its writes mark nothing. */
+/**
+ * Not on the sync feed (v1 types are not a fed kind). But an event whose type has no v2
+ * definition takes its v1 type's category (server/db/sync/facts.ts), so a category change
+ * marks those events: their `ev:cat:` key moves.
+ */
 export class KnexEventTypeV1Repository implements EventTypeV1Repository {
-  constructor(private readonly db: Executor) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly changes: ChangeSet,
+  ) {}
 
   async list(tenantId: string): Promise<EventTypeV1[]> {
     return (await this.db('event_types_v1').where({ tenant_id: tenantId }).orderBy('value')).map(toV1);
@@ -95,6 +102,17 @@ export class KnexEventTypeV1Repository implements EventTypeV1Repository {
 
   async update(type: EventTypeV1): Promise<void> {
     const { id, tenant_id, created_at, ...changes } = v1Row(type);
+    const before = await this.db('event_types_v1').where({ id, tenant_id }).first('category');
     await this.db('event_types_v1').where({ id, tenant_id }).update(changes);
+    if (before && before.category !== type.category) await this.markEventsCategorisedBy(type);
+  }
+
+  /** The type's events that no v2 type of the same value categorises. */
+  private async markEventsCategorisedBy(type: EventTypeV1): Promise<void> {
+    const ids: string[] = await this.db('events as e')
+      .where({ 'e.tenant_id': type.tenantId, 'e.event_type': type.value })
+      .whereNotExists(this.db('event_types as t').select(this.db.raw('1')).whereRaw('t.tenant_id = e.tenant_id AND t.value = e.event_type'))
+      .pluck('e.id');
+    for (const eventId of ids) this.changes.mark('event', type.tenantId, String(eventId));
   }
 }

@@ -61,7 +61,7 @@ export class KnexSyncFeedReads implements SyncFeedReads {
     return [0, num(row?.p)];
   }
 
-  async snapshotPage(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number): Promise<MemberEntry[]> {
+  async snapshotPage(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number, report?: readonly string[]): Promise<MemberEntry[]> {
     if (keys.length === 0) return [];
     const c = this.collate;
     const agg = this.dialect === 'postgres' ? "string_agg(scope_key, ' ')" : "group_concat(scope_key, ' ')";
@@ -72,7 +72,13 @@ export class KnexSyncFeedReads implements SyncFeedReads {
       bindings.push(after[0], after[1]);
     }
     bindings.push(limit);
-    const sql = `SELECT kind, record_id, MAX(version) AS version, ${agg} AS keys FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind${c}, record_id${c} LIMIT ?`;
+    const same = !report || (report.length === keys.length && report.every((key, i) => key === keys[i]));
+    // Reporting other keys: the page's records are chosen by `keys` (the inner keyset), their
+    // keys are read among `report` (the outer aggregate).
+    const sql = same
+      ? `SELECT kind, record_id, MAX(version) AS version, ${agg} AS keys FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind${c}, record_id${c} LIMIT ?`
+      : `SELECT kind, record_id, MAX(version) AS version, ${agg} AS keys FROM sync_members WHERE tenant_id = ? AND scope_key IN ${placeholders(report.length)} AND (kind, record_id) IN (SELECT kind, record_id FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind${c}, record_id${c} LIMIT ?) GROUP BY kind, record_id ORDER BY kind${c}, record_id${c}`;
+    if (!same) bindings.unshift(tenantId, ...report);
     const rows = await this.all(sql, bindings);
     return rows.map((row) => ({ kind: row.kind as RecordKind, id: String(row.record_id), version: num(row.version), keys: split(row.keys).sort() }));
   }

@@ -1,12 +1,12 @@
 import type { RecordKind } from '../../../protocol/sync.js';
-import type { BackfillClaim, ChangeSet, DependentKind, LogEntry, RecordFacts, SyncRepository } from '../../domain/sync/ports.js';
+import type { BackfillClaim, ChangeSet, DependentKind, LogEntry, RecordFacts, SyncRepository, UnloggedStep } from '../../domain/sync/ports.js';
 import type { Dialect } from '../knex.js';
 import type { Executor } from '../rows.js';
 import { appendChanges } from './append.js';
 import { dependents } from './dependents.js';
 import { readFacts } from './facts.js';
 import { type OldMember, readMembers } from './members.js';
-import { addPendingBackfills, advanceBackfill, claimBackfill, finishBackfill, unloggedIds } from './tenant-state.js';
+import { addPendingBackfills, advanceBackfill, claimBackfill, finishBackfill, unloggedStep } from './tenant-state.js';
 
 /** The change log's write side on Knex (both dialects); bound to the writing transaction by the store. */
 export class KnexSyncRepository implements SyncRepository {
@@ -87,8 +87,8 @@ export class KnexSyncRepository implements SyncRepository {
     return dependents(this.db, this.dialect === 'postgres', tenantId, kind, ids, categoryKey);
   }
 
-  unlogged(tenantId: string, kind: RecordKind, after: string | null, limit: number): Promise<string[]> {
-    return unloggedIds(this.db, this.dialect === 'postgres', tenantId, kind, after, limit);
+  unlogged(tenantId: string, kind: RecordKind, after: string | null, limit: number): Promise<UnloggedStep> {
+    return unloggedStep(this.db, this.dialect === 'postgres', tenantId, kind, after, limit);
   }
 
   addPendingBackfills(): Promise<number> {

@@ -1,19 +1,30 @@
+import { isUuid } from '../ids.js';
 import type { User } from '../model.js';
 import type { Repositories } from '../ports.js';
 import type { EventDetailsChecker } from './details.js';
 import type { EventRecord, EventView } from './model.js';
 
+/** Longest event type value `checker.resolveType` looks up (details.ts: longer finds nothing). */
+const MAX_TYPE_VALUE = 50;
+
 /**
  * The representations of a page of events, in a fixed number of reads whatever the page size:
  * segment links, files, notes, history, the users they name, and each distinct type once.
  */
-export async function loadEventViews(repos: Repositories, checker: EventDetailsChecker, tenantId: string, events: EventRecord[]): Promise<EventView[]> {
+export async function loadEventViews(repos: Repositories, checker: EventDetailsChecker, tenantId: string, events: EventRecord[], options: { concurrent?: boolean } = {}): Promise<EventView[]> {
   const ids = events.map((event) => event.id);
-  // One after another: `repos` may be a transaction, whose queries run on one connection.
-  const segments = await repos.events.segmentIdsOf(tenantId, ids);
-  const files = await repos.events.filesOfMany(tenantId, ids);
-  const notes = await repos.eventNotes.notesOf(tenantId, ids);
-  const updates = await repos.eventNotes.updatesOf(tenantId, ids);
+  const reads = [
+    () => repos.events.segmentIdsOf(tenantId, ids),
+    () => repos.events.filesOfMany(tenantId, ids),
+    () => repos.eventNotes.notesOf(tenantId, ids),
+    () => repos.eventNotes.updatesOf(tenantId, ids),
+    () => collectionsOf(repos, checker, tenantId, new Set(events.map((event) => event.eventType))),
+  ] as const;
+  // One after another unless the caller says `repos` is the pool's (`concurrent`): a transaction
+  // runs its queries on one connection.
+  const [segments, files, notes, updates, collections] = options.concurrent
+    ? await Promise.all([reads[0](), reads[1](), reads[2](), reads[3](), reads[4]()])
+    : [await reads[0](), await reads[1](), await reads[2](), await reads[3](), await reads[4]()];
   const userIds = new Set<string>();
   for (const event of events) if (event.createdByUserId) userIds.add(event.createdByUserId);
   for (const entry of [...notes, ...updates]) {
@@ -21,10 +32,6 @@ export async function loadEventViews(repos: Repositories, checker: EventDetailsC
     if (id) userIds.add(id);
   }
   const users = new Map<string, User>((await repos.users.findManyInTenant(tenantId, [...userIds])).map((user) => [user.id, user]));
-  const collections = new Map<string, boolean>();
-  for (const value of new Set(events.map((event) => event.eventType))) {
-    collections.set(value, (await checker.resolveType(repos, tenantId, value))?.isCollection ?? false);
-  }
   const notesOf = groupBy(notes, (note) => note.eventId);
   const updatesOf = groupBy(updates, (update) => update.eventId);
   return events.map((event) => ({
@@ -36,6 +43,24 @@ export async function loadEventViews(repos: Repositories, checker: EventDetailsC
     users,
     isCollection: collections.get(event.eventType) ?? false,
   }));
+}
+
+/**
+ * Whether each type value names a collection, as `checker.resolveType` answers it (an active v2
+ * type of that value that is a collection; a v1 type never is), the plain values in one read.
+ * NOTE: a UUID-shaped value is resolved by id there (CatalogItemRepository.find), so it keeps
+ * that path, one by one.
+ */
+async function collectionsOf(repos: Repositories, checker: EventDetailsChecker, tenantId: string, values: ReadonlySet<string>): Promise<Map<string, boolean>> {
+  const plain = [...values].filter((value) => value.length <= MAX_TYPE_VALUE && !isUuid(value));
+  const collections = new Set(await repos.eventTypes.activeCollectionValues(tenantId, plain));
+  const out = new Map<string, boolean>();
+  for (const value of values) {
+    if (value.length > MAX_TYPE_VALUE) out.set(value, false);
+    else if (isUuid(value)) out.set(value, (await checker.resolveType(repos, tenantId, value))?.isCollection ?? false);
+    else out.set(value, collections.has(value));
+  }
+  return out;
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {

@@ -10,14 +10,28 @@ export async function loadPatrolViews(repos: Repositories, tenantId: string, pat
   const notes = await repos.patrols.notesOf(tenantId, ids);
   const files = await repos.patrols.filesOf(tenantId, ids);
   const updates = await repos.patrols.updatesOf(tenantId, ids);
-  const segmentViews = await loadSegmentViews(repos, tenantId, segments);
+  const segmentViews = groupBy(await loadSegmentViews(repos, tenantId, segments), (view) => view.segment.patrolId);
+  const notesOf = groupBy(notes, (note) => note.patrolId);
+  const filesOf = groupBy(files, (file) => file.patrolId);
+  const updatesOf = groupBy(updates, (update) => update.patrolId);
+  // Grouped once (each list keeps the order the repository gave): a page of patrols in linear time.
   return patrols.map((patrol) => ({
     patrol,
-    segments: segmentViews.filter((view) => view.segment.patrolId === patrol.id),
-    notes: notes.filter((note) => note.patrolId === patrol.id),
-    files: files.filter((file) => file.patrolId === patrol.id),
-    updates: updates.filter((update) => update.patrolId === patrol.id),
+    segments: segmentViews.get(patrol.id) ?? [],
+    notes: notesOf.get(patrol.id) ?? [],
+    files: filesOf.get(patrol.id) ?? [],
+    updates: updatesOf.get(patrol.id) ?? [],
   }));
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const item of items) {
+    const list = map.get(key(item));
+    if (list) list.push(item);
+    else map.set(key(item), [item]);
+  }
+  return map;
 }
 
 export async function loadSegmentViews(repos: Repositories, tenantId: string, segments: readonly SegmentView['segment'][]): Promise<SegmentView[]> {
@@ -29,12 +43,15 @@ export async function loadSegmentViews(repos: Repositories, tenantId: string, se
   const subjects = await repos.subjects.findMany(tenantId, subjectIds);
   const users = await repos.users.findManyInTenant(tenantId, userIds);
   const events = await repos.patrols.eventIdsOf(tenantId, segments.map((s) => s.id));
+  const typeById = new Map(types.map((type) => [type.id, type]));
+  const subjectById = new Map(subjects.map((subject) => [subject.id, subject]));
+  const userById = new Map(users.map((user) => [user.id, user]));
   return segments.map((segment) => {
-    const subject = segment.leaderType === 'observations.subject' ? subjects.find((s) => s.id === segment.leaderId) : undefined;
-    const user = segment.leaderType === 'accounts.user' ? users.find((u) => u.id === segment.leaderId) : undefined;
+    const subject = segment.leaderType === 'observations.subject' ? subjectById.get(segment.leaderId!) : undefined;
+    const user = segment.leaderType === 'accounts.user' ? userById.get(segment.leaderId!) : undefined;
     return {
       segment,
-      patrolType: types.find((type) => type.id === segment.patrolTypeId) ?? null,
+      patrolType: (segment.patrolTypeId === null ? undefined : typeById.get(segment.patrolTypeId)) ?? null,
       leader: subject ? { type: 'observations.subject' as const, subject } : user ? { type: 'accounts.user' as const, user } : null,
       eventIds: events.get(segment.id) ?? [],
     };

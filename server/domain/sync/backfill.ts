@@ -5,7 +5,7 @@ import type { Clock } from '../../db/time.js';
 import type { Store } from '../ports.js';
 import type { BackfillClaim } from './ports.js';
 
-/** Records marked per transaction (keyset by id within a kind). */
+/** Records examined per transaction (keyset by id within a kind), at most as many marked. */
 export const BACKFILL_CHUNK = 500;
 /** How often a server looks for tenants to backfill (a database upgraded while it ran, a dead process's claim). */
 export const SYNC_BACKFILL_SECONDS = 60;
@@ -19,9 +19,12 @@ export const BACKFILL_STALE_MS = 5 * 60_000;
  * chunks, each chunk one transaction that the unit of work's hook turns into log entries (the
  * path of every write). Until a tenant is done the feed answers 503 sync_preparing.
  *
- * Exactly once: a chunk selects, inside its transaction, only records still in no scope, and
- * keeps the claim (a conditional update of the claim's row) in the same transaction, so a
- * taken-over claim stops at its next chunk and a restarted one resumes without re-marking.
+ * A chunk examines the kind's next `chunk` records by id (keyset), whether or not they need
+ * marking, so that its work is bounded by its size (see unloggedStep in server/db/sync).
+ * Exactly once: a chunk marks, inside its transaction, only those still in no scope, and keeps
+ * the claim (a conditional update of the claim's row, with the last id examined) in the same
+ * transaction, so a taken-over claim stops at its next chunk and a restarted one resumes
+ * without re-marking.
  * Safe with several processes: a tenant is claimed by a conditional update, one wins.
  */
 export class SyncBackfill {
@@ -55,17 +58,16 @@ export class SyncBackfill {
     for (const kind of RECORD_KINDS.slice(Math.max(0, start))) {
       let after = kind === claim.kind ? claim.after : null;
       for (;;) {
-        const chunk = await store.transaction(async (repos) => {
-          const ids = await repos.sync.unlogged(claim.tenantId, kind, after, limit);
-          const next: BackfillClaim = { ...claim, kind, after: ids.at(-1) ?? after };
-          if (!(await repos.sync.advanceBackfill(next, clock.now()))) return null;
-          await repos.sync.markChanged(claim.tenantId, kind, ids);
-          return ids;
+        const step = await store.transaction(async (repos) => {
+          const found = await repos.sync.unlogged(claim.tenantId, kind, after, limit);
+          if (!(await repos.sync.advanceBackfill({ ...claim, kind, after: found.last }, clock.now()))) return null;
+          await repos.sync.markChanged(claim.tenantId, kind, found.ids);
+          return found;
         });
-        if (chunk === null) return { marked, finished: false };
-        marked += chunk.length;
-        if (chunk.length < limit) break;
-        after = chunk.at(-1)!;
+        if (step === null) return { marked, finished: false };
+        marked += step.ids.length;
+        if (step.done) break;
+        after = step.last;
       }
     }
     return { marked, finished: await store.repos.sync.finishBackfill(claim) };

@@ -63,8 +63,11 @@ export interface SyncFeedReads {
   visibleGroups(tenantId: string, viewerUserId: string | null): Promise<string[]>;
   /** Where the log phase of a snapshot begins, noted before the snapshot is read. */
   startPosition(): Promise<LogPosition>;
-  /** Records in any of `keys` after `after` in (kind, id) order, each once, with the keys of them it is in. */
-  snapshotPage(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number): Promise<MemberEntry[]>;
+  /**
+   * Records in any of `keys` after `after` in (kind, id) order, each once, with the keys of
+   * `report` (default: `keys`) it is in.
+   */
+  snapshotPage(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number, report?: readonly string[]): Promise<MemberEntry[]>;
   /** Up to `limit` log rows after `after` (PostgreSQL: only txid < H), and the facts around them (LogPage). */
   logPage(tenantId: string, keys: readonly string[], after: LogPosition, limit: number): Promise<LogPage>;
   /** One key's members after `after`, in (kind, id) order, and whether the moment was quiet. */

@@ -3,7 +3,7 @@
  * the REST reads use (the handler presents them with the REST presenters). Log rows carry no
  * body: a change is served with the record as it is when the page is read.
  */
-import type { RecordKind } from '../../../protocol/sync.js';
+import { MAX_PAGE_CHANGES, type RecordKind } from '../../../protocol/sync.js';
 import type { EventDetailsChecker } from '../events/details.js';
 import type { EventView } from '../events/model.js';
 import { loadEventViews } from '../events/views.js';
@@ -22,10 +22,13 @@ export type RecordView =
   | { kind: 'event_category'; view: EventCategory }
   | { kind: 'choice'; view: Choice };
 
-/** Records per view batch (a page holds at most MAX_PAGE_CHANGES). */
-const BATCH = 250;
-/** Up to this many subjects are read one by one; more, from the tenant's list. */
-const SUBJECTS_ONE_BY_ONE = 20;
+/**
+ * Records per view batch: a whole page (MAX_PAGE_CHANGES), so that a page costs one read per
+ * table. 1,000 bound ids are far below either driver's limit on parameters.
+ */
+const BATCH = MAX_PAGE_CHANGES;
+/** Up to this many subjects or categories are read one by one; more, from the tenant's list. */
+const ONE_BY_ONE = 20;
 
 /** The views of those of `ids` that exist, by id. */
 export async function loadRecordViews(
@@ -41,7 +44,7 @@ export async function loadRecordViews(
     switch (kind) {
       case 'event': {
         const events = await reads.eventsByIds(tenantId, part);
-        for (const view of await loadEventViews(repos, deps.checker, tenantId, events)) out.set(view.event.id, { kind, view });
+        for (const view of await loadEventViews(repos, deps.checker, tenantId, events, { concurrent: true })) out.set(view.event.id, { kind, view });
         break;
       }
       case 'patrol': {
@@ -53,7 +56,7 @@ export async function loadRecordViews(
         // The subject with its status and groups, read as GET …/subject(s) read them: a few one
         // by one, more through the whole list (three statements; subjects are few per tenant
         // next to events).
-        if (part.length <= SUBJECTS_ONE_BY_ONE) {
+        if (part.length <= ONE_BY_ONE) {
           for (const id of part) {
             const view = await repos.sensorSubjects.findWithStatus(tenantId, id);
             if (view) out.set(id, { kind, view });
@@ -70,16 +73,19 @@ export async function loadRecordViews(
         for (const view of await repos.eventTypes.findMany(tenantId, part)) out.set(view.id, { kind, view });
         break;
       case 'event_category':
-        for (const id of part) {
-          const view = await repos.eventCategories.find(tenantId, id);
-          if (view) out.set(id, { kind, view });
+        // Categories are few per tenant: more than a handful are picked from the whole list.
+        if (part.length <= ONE_BY_ONE) {
+          for (const id of part) {
+            const view = await repos.eventCategories.find(tenantId, id);
+            if (view) out.set(id, { kind, view });
+          }
+        } else {
+          const wanted = new Set(part);
+          for (const view of await repos.eventCategories.list(tenantId, true)) if (wanted.has(view.id)) out.set(view.id, { kind, view });
         }
         break;
       case 'choice':
-        for (const id of part) {
-          const view = await repos.choices.find(tenantId, id);
-          if (view) out.set(id, { kind, view });
-        }
+        for (const view of await repos.choices.findMany(tenantId, part)) out.set(view.id, { kind, view });
         break;
     }
   }

@@ -98,10 +98,12 @@ export interface SyncRepository {
 
   // ---- The one-time backfill of records written before the log existed (backfill.ts) ----
   /**
-   * Up to `limit` ids of the tenant's records of `kind` that are in no scope (never logged:
-   * every existing, logged record is in one key at least), greater than `after`, ascending.
+   * One keyset step over the tenant's records of `kind`: examines the first `limit` of them
+   * with id greater than `after` (ascending) and answers those in no scope (never logged: every
+   * existing, logged record is in one key at least). Work bounded by `limit`, whatever the
+   * database's statistics; a step may find none while records remain (`done` says when not).
    */
-  unlogged(tenantId: string, kind: RecordKind, after: string | null, limit: number): Promise<string[]>;
+  unlogged(tenantId: string, kind: RecordKind, after: string | null, limit: number): Promise<UnloggedStep>;
   /** Gives every tenant without sync state a pending backfill; answers how many were added. */
   addPendingBackfills(): Promise<number>;
   /**
@@ -118,7 +120,17 @@ export interface SyncRepository {
   finishBackfill(claim: BackfillClaim): Promise<boolean>;
 }
 
-/** Where a claimed backfill is: the kind being marked and the last id done (null: from the start). */
+/** One step of the backfill over a kind's records, by id (SyncRepository.unlogged). */
+export interface UnloggedStep {
+  /** The examined records in no scope, ascending. */
+  ids: string[];
+  /** The greatest id examined (the next step's `after`); `after` itself when none was. */
+  last: string | null;
+  /** Fewer than `limit` records were examined: none of this kind is greater than `last`. */
+  done: boolean;
+}
+
+/** Where a claimed backfill is: the kind being marked and the last id examined (null: from the start). */
 export interface BackfillClaim {
   tenantId: string;
   claimId: string;

@@ -17,8 +17,9 @@ export interface CompressOptions {
 /**
  * Response compression (issue 25): a text or JSON body larger than `minBytes` is sent br or
  * gzip, as the request's Accept-Encoding allows (content-coding.ts), with the async zlib API
- * (on libuv's pool, so the event loop is never held by a big body), brotli quality 5, gzip
- * level 6. Runs outside the profile step and the error mapping, so it sees the final body.
+ * (on libuv's pool, so the event loop is never held by a big body), brotli quality 5 and gzip
+ * level 6 up to LARGE_BODY, brotli 4 and gzip 4 above it (see `compress`). Runs outside the
+ * profile step and the error mapping, so it sees the final body.
  *
  * - `Vary: Accept-Encoding` on every compressible response, compressed or not, and on 304s.
  * - A strong ETag of a compressed body becomes `"<tag>-br"` / `"<tag>-gzip"` (RFC 9110
@@ -66,11 +67,20 @@ export function compressResponses(options: CompressOptions): Middleware {
   };
 }
 
+/**
+ * Bodies above this many bytes are compressed at the faster levels. Measured on a 1 MB feed
+ * page of 1,000 events (issue 25's read rate): brotli 5 takes 7.7 ms for 90 kB, 4 takes 3.5 ms
+ * for 98 kB; gzip 6 takes 6.1 ms for 111 kB, 4 takes 3.6 ms for 119 kB. At that size the
+ * time saved is worth more than the 7-9% bytes; below it both costs are small.
+ */
+export const LARGE_BODY = 128 * 1024;
+
 function compress(coding: ContentCoding, bytes: Buffer): Promise<Buffer> {
-  if (coding === 'gzip') return gzip(bytes, { level: 6 });
+  const large = bytes.length > LARGE_BODY;
+  if (coding === 'gzip') return gzip(bytes, { level: large ? 4 : 6 });
   return brotli(bytes, {
     params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: 5,
+      [zlib.constants.BROTLI_PARAM_QUALITY]: large ? 4 : 5,
       [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },

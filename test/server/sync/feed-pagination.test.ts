@@ -31,6 +31,7 @@ t.test(`sync feed: limit=7 pages under concurrent writes miss nothing (${dialect
   const writers = Promise.all([writer(1), writer(2), writer(3)]).finally(() => (writing = false));
   let sawMoreWhileWriting = false;
   let last: any = null;
+  const started = Date.now();
   for (;;) {
     // Read before the request: a page asked for while writing may miss the last writes.
     const wasWriting = writing;
@@ -45,7 +46,8 @@ t.test(`sync feed: limit=7 pages under concurrent writes miss nothing (${dialect
     last = page.body;
     if (wasWriting && page.body.has_more) sawMoreWhileWriting = true;
     if (!wasWriting && !page.body.has_more && !page.body.settling) break;
-    if (pages > 2000) throw new Error('the feed never ends');
+    // Time, not pages: another test's open transaction can hold PostgreSQL's (cluster-wide) horizon.
+    if (Date.now() - started > 120_000) throw new Error('the feed never ends');
     if (!page.body.has_more) await new Promise((resolve) => setTimeout(resolve, 5));
   }
   await writers;
@@ -79,7 +81,7 @@ t.test(`sync feed: a page is cut at its limit and resumes exactly after it (${di
     seen.push(...page.body.changes.map((c: { id: string }) => c.id));
     cursor = page.body.cursor;
     if (!page.body.has_more) {
-      t.ok(page.body.checkpoint);
+      t.ok(page.body.checkpoint || page.body.settling, 'a checkpoint (or, on PostgreSQL while another transaction is open, settling)');
       break;
     }
     t.equal(page.body.checkpoint, null, 'no checkpoint while more is waiting');

@@ -84,17 +84,30 @@ export class FakeFeed {
     return [...out].sort();
   }
 
-  private changes(body: { cursor: string | null; scopes: string[]; limit?: number }): FeedPage {
+  /**
+   * Cursors carry the granted keys they were made for (`g`); a changed set is continued as the
+   * server does (server/domain/sync/rekey.ts): with the right `previous_scopes`, added keys (`a`)
+   * get a snapshot of their own, then the log goes on; else null (410 sync_scopes_changed).
+   */
+  private changes(body: { cursor: string | null; scopes: string[]; limit?: number; previous_scopes?: string[] }): FeedPage | null {
     const granted = this.expand(body.scopes);
     const limit = body.limit ?? 500;
     const within = (scopes: string[]) => scopes.filter((s) => granted.includes(s));
-    let cursor: { s: number | null; l: number } = body.cursor ? JSON.parse(body.cursor) : { s: 0, l: this.log.length };
+    let cursor: { s: number | null; l: number; g: string[]; a?: string[] } = body.cursor ? JSON.parse(body.cursor) : { s: 0, l: this.log.length, g: granted };
+    if (cursor.g.join(' ') !== granted.join(' ')) {
+      const previous = [...new Set(body.previous_scopes ?? [])].sort();
+      if (!body.previous_scopes || previous.join(' ') !== cursor.g.join(' ')) return null;
+      const added = granted.filter((key) => !previous.includes(key));
+      if (added.length && cursor.s !== null) return null;
+      cursor = added.length ? { s: 0, l: cursor.l, g: granted, a: added } : { ...cursor, g: granted };
+    }
     const out: Change[] = [];
     if (cursor.s !== null) {
-      const snapshot = [...this.records.values()].filter((r) => within(r.scopes).length).sort((a, b) => (a.kind + a.id < b.kind + b.id ? -1 : 1));
+      const of = cursor.a ?? granted;
+      const snapshot = [...this.records.values()].filter((r) => r.scopes.some((key) => of.includes(key))).sort((a, b) => (a.kind + a.id < b.kind + b.id ? -1 : 1));
       const slice = snapshot.slice(cursor.s, cursor.s + limit);
       out.push(...slice.map((r) => this.change(r, within(r.scopes))));
-      cursor = cursor.s + limit < snapshot.length ? { s: cursor.s + limit, l: cursor.l } : { s: null, l: cursor.l };
+      cursor = cursor.s + limit < snapshot.length ? { ...cursor, s: cursor.s + limit } : { s: null, l: cursor.l, g: granted };
     }
     while (out.length < limit && cursor.s === null && cursor.l < this.log.length) {
       const row = this.log[cursor.l++]!;
@@ -128,7 +141,9 @@ export class FakeFeed {
         if (this.status === 410) return json(410, { status: { code: 410, message: 'Gone', detail: 'too old' }, cursor: [{ code: this.goneCode, message: 'x' }] });
         if (this.status === 503) return json(503, { status: { code: 503, message: 'Service Unavailable', detail: 'preparing' }, feed: [{ code: 'sync_preparing', message: 'x' }] });
         if (this.status) return json(this.status, { status: { code: this.status, message: 'Not Found', detail: 'no' } });
-        return json(200, this.changes(body));
+        const page = this.changes(body);
+        if (!page) return json(410, { status: { code: 410, message: 'Gone', detail: 'scopes' }, sync: [{ code: 'sync_scopes_changed', message: 'x' }] });
+        return json(200, page);
       }
       if (path === '/ranges') {
         const entries = [...this.records.values()].filter((r) => r.scopes.includes(body.scope)).map((r) => ({ kind: r.kind, id: r.id, version: r.version })).sort((a, b) => (a.kind + a.id < b.kind + b.id ? -1 : 1));

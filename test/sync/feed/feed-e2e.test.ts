@@ -4,8 +4,10 @@
  * row deleted or edited in the mirror is found by `verify` and restored by `--repair`; `--reset`
  * keeps the outbox; status and explain; an older server (a proxy answering 404 for the feed)
  * gets the older pull with one warning; a CLI killed with SIGKILL mid-pull leaves a sound mirror
- * and its rerun re-sends at most one page.
+ * and its rerun re-sends at most one page; a pull on the next day (the CLI's clock moved by
+ * faketime) costs one request and re-sends nothing, and the day that left the window leaves.
  */
+import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { dayKeys } from '../../../protocol/scope-keys.js';
@@ -17,6 +19,7 @@ import { startFeedProxy } from './feed-proxy.js';
 
 const PASSWORD = 'Feed-End-To-End-1';
 const EVENTS = '/api/v1.0/activity/events';
+const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
   const reason = await unavailableReason();
@@ -167,5 +170,26 @@ t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
     t.ok(total >= 20, `${total} records held`);
     t.match(rerun.feed, { resets: [], checkpoint: 'verified' });
     t.ok(rerun.feed.received <= total - 12 + 4, `re-sent at most one page (${rerun.feed.received} received of ${total} memberships)`);
+  });
+
+  await t.test('the next day (the CLI\'s clock a day ahead): one request, nothing re-sent, the old day leaves', async (t) => {
+    if (!fs.existsSync(FAKETIME_LIB)) return void t.pass('skipped', { skip: `${FAKETIME_LIB} is missing (apt-get install faketime): cannot move the CLI's clock` });
+    const oldest = await newEvent(29 * 24 * 60);
+    await json(cli, ['pull']);
+    const held = await listed(cli);
+    t.ok(held.includes(oldest), 'an event of the oldest day of the window is held');
+    const tomorrow = { env: { LD_PRELOAD: FAKETIME_LIB, FAKETIME: '+1d', FAKETIME_DONT_FAKE_MONOTONIC: '1' } };
+    const next = await cli.json(['pull'], tomorrow);
+    t.equal(next.code, 0, next.stderr);
+    t.match(next.body.feed, { resets: [], pages: 1, received: 0, checkpoint: 'verified', scope_change: { added: { length: 2 }, removed: { length: 2 } } }, 'a day in, a day out: no reset, nothing re-sent');
+    t.ok(next.body.wire.requests <= 3, `${next.body.wire.requests} requests`);
+    const after = (await cli.json(['events', 'list'], tomorrow)).body as Array<{ id: string; origin: string }>;
+    const ids = after.filter((e) => e.origin === 'server').map((e) => e.id).sort();
+    t.same(ids, held.filter((id) => id !== oldest), 'the event of the day that left the window is gone; the rest stay');
+    const text = await cli.run(['pull'], tomorrow);
+    t.match(text.stdout, /pulled 0 changes in 1 page/, 'and on a second pull that day, nothing changed');
+    const back = await json(cli, ['pull']);
+    t.match(back.feed, { resets: [], received: 1, checkpoint: 'verified' }, 'back on today\'s clock the day returns with its one event');
+    t.same(await listed(cli), held);
   });
 });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import t from 'tap';
 import type { Knex } from 'knex';
 import type { Test } from 'tap';
+import { scopeChangeText } from '../../../cli/render/feed-report.js';
 import { dayKeys } from '../../../protocol/scope-keys.js';
 import { FeedClient } from '../../../sync/feed/client.js';
 import { runFeed, NO_FEED_WARNING, type FeedRunOptions } from '../../../sync/feed/run-feed.js';
@@ -143,7 +144,7 @@ t.test('a row edited by hand is found and restored', async (t) => {
   t.equal((await knex('event_types').first()).is_active, 1);
 });
 
-t.test('resets: scopes, the date, 410, another server; the outbox stays', async (t) => {
+t.test('key-set changes without a reset; resets: 410, another server; the outbox stays', async (t) => {
   const knex = await mirror(t);
   const feed = new FakeFeed();
   seed(feed);
@@ -151,21 +152,43 @@ t.test('resets: scopes, the date, 410, another server; the outbox stays', async 
   await knex('outbox').insert({ id: 'o1', kind: 'event.create', body: '{}', recorded_at: new Date(NOW).toISOString() });
 
   const scoped = await runFeed(options(knex, feed, { scopes: ['category:monitoring'] }));
-  t.match(scoped.resets, [/the scopes changed/]);
-  t.equal((await pulledRows(knex, 'events')).length, 0, 'events of no asked scope are swept after the snapshot');
+  t.same(scoped.resets, [], 'a changed --scope is not a reset');
+  t.match(scoped.scopeChange, { added: [] }, 'no key added');
+  t.ok(scoped.scopeChange!.removed.includes(today), 'the day keys dropped');
+  t.equal(scoped.received, 0, 'nothing re-sent');
+  t.equal((await pulledRows(knex, 'events')).length, 0, 'events of no asked scope are dropped at once');
   t.equal((await knex('choices')).length, 1, 'the catalogs stay (always asked for)');
   t.same((await readFeedState(knex)).scopes, ['category:monitoring'], 'stored');
+  t.equal(scoped.checkpoint, 'verified');
 
   const back = await runFeed(options(knex, feed, { scopes: [] }));
-  t.match(back.resets, [/the scopes changed/]);
+  t.same(back.resets, []);
+  t.equal(back.received, 9, 'only the records of the added keys (7 events, the patrol and the subject)');
   t.equal((await pulledRows(knex, 'events')).length, 7);
+  t.equal(back.checkpoint, 'verified');
 
+  feed.requests.length = 0;
   const tomorrow = await runFeed(options(knex, feed, { now: () => NOW + 86_400_000 }));
-  t.match(tomorrow.resets, [/the date moved/]);
+  t.same(tomorrow.resets, [], 'the date moving is not a reset');
+  t.match(tomorrow.scopeChange, { added: { length: 2 }, removed: { length: 2 } }, 'a day in, a day out (events and patrols)');
+  t.equal(scopeChangeText(tomorrow.scopeChange!), 'scopes changed: +2 keys, \u22122 keys (no reset)', 'as the output says it');
+  t.equal(tomorrow.received, 0, 'nothing held is sent again');
+  t.equal(feed.requests.filter((r) => r.path === '/changes').length, 1, 'one request');
   t.equal(tomorrow.checkpoint, 'verified');
+  t.equal((await pulledRows(knex, 'events')).length, 7);
   const later = await runFeed(options(knex, feed, { now: () => NOW + 31 * 86_400_000 }));
-  t.match(later.resets, [/the date moved/]);
+  t.same(later.resets, []);
   t.equal((await pulledRows(knex, 'events')).length, 0, 'events whose day left the window are dropped');
+  t.equal(later.checkpoint, 'verified');
+
+  feed.put('subject', 's2', { name: 'Ranger Baraka', last_position_date: null }, ['su:group:g2']);
+  feed.requests.length = 0;
+  const group = await runFeed(options(knex, feed, { now: () => NOW + 31 * 86_400_000 }));
+  t.same(group.resets, [], 'a group newly visible (su:*) is not a reset');
+  t.match(group.scopeChange, { added: ['su:group:g2'], removed: [] });
+  t.same(feed.requests.filter((r) => r.path === '/changes').map((r) => r.body.previous_scopes !== undefined), [false, true], 'the 410 is answered once by naming the previous keys');
+  t.equal((await pulledRows(knex, 'subjects')).length, 2);
+  t.equal(group.checkpoint, 'verified');
 
   feed.status = 410;
   const gone = runFeed(options(knex, feed, { now: () => NOW }));
@@ -185,7 +208,7 @@ t.test('resets: scopes, the date, 410, another server; the outbox stays', async 
 
   const reset = await runFeed(options(knex, feed, { username: 'someone-else', reset: true }));
   t.match(reset.resets, [/--reset/]);
-  t.equal(reset.received, 13);
+  t.equal(reset.received, 14, 'every record in scope (s2 included)');
   t.equal((await knex('outbox')).length, 1);
 });
 
