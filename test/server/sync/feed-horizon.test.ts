@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { dialect } from '../../helpers/server.js';
-import { createEvent, feed, pullAll, recount, startFeedServer } from './feed-support.js';
+import { createEvent, feedOnce as feed, pullAll, recount, startFeedServer } from './feed-support.js';
 
 const require = createRequire(import.meta.url);
 

@@ -48,8 +48,26 @@ export function createPatrol(s: TestServer, token: string, fields: Record<string
   return ok(s.json(P, send('POST', { title: 'Boundary', patrol_segments: [{ patrol_type: 'foot' }], ...fields }, token)), 201) as Promise<{ status: number; body: { id: string } }>;
 }
 
-export function feed(s: TestServer, token: string, body: Record<string, unknown>) {
+/** How long a test waits for PostgreSQL's horizon to pass its rows. */
+const SETTLE_DEADLINE_MS = 120_000;
+
+/** One feed request, as sent. */
+export function feedOnce(s: TestServer, token: string, body: Record<string, unknown>) {
   return s.json<FeedPage & Record<string, any>>(FEED, send('POST', body, token));
+}
+
+/**
+ * A feed request asked again (the same cursor: nothing is consumed) while the answer is
+ * `settling`: on PostgreSQL the horizon is the cluster's, so another test's open transaction
+ * holds this tenant's newest rows back for a while. Tests of settling itself use feedOnce.
+ */
+export async function feed(s: TestServer, token: string, body: Record<string, unknown>) {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    const answer = await feedOnce(s, token, body);
+    if (answer.status !== 200 || !answer.body.settling || Date.now() - started > SETTLE_DEADLINE_MS) return answer;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * (attempt + 1))));
+  }
 }
 
 /** What a laptop holds: record key → its latest change. */
@@ -76,8 +94,6 @@ export function recount(mirror: Mirror, key: string): { count: number; checksum:
   }
   return { count, checksum };
 }
-
-const SETTLE_DEADLINE_MS = 120_000;
 
 /** Pages until a page has nothing more (asking again while settling); the last page and how many were read. */
 export async function pullAll(s: TestServer, token: string, scopes: string[], options: { limit?: number; cursor?: string | null; mirror?: Mirror; between?: () => Promise<void>; previous?: string[] } = {}) {
