@@ -14,6 +14,7 @@ import { dayKeys } from '../../../protocol/scope-keys.js';
 import { cliEnv, type CliEnv } from '../../helpers/cli-env.js';
 import { spawnCli } from '../../helpers/cli-process.js';
 import { createTestDatabase, dialect, unavailableReason } from '../../helpers/database.js';
+import { takeHorizonTurn } from '../../helpers/horizon-turn.js';
 import { serveProcess } from '../../helpers/serve-process.js';
 import { startFeedProxy } from './feed-proxy.js';
 
@@ -22,6 +23,7 @@ const EVENTS = '/api/v1.0/activity/events';
 const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
+  await takeHorizonTurn(t);
   const reason = await unavailableReason();
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();

@@ -22,6 +22,7 @@ import { cliEnv, type CliEnv } from '../../helpers/cli-env.js';
 import { createTestDatabaseFor, dialect } from '../../helpers/database.js';
 import { mirrorHeld, mirrorRecord, serverHeld, truthKnex } from '../../helpers/feed-truth.js';
 import { startPagingProxy } from '../../helpers/paging-proxy.js';
+import { takeHorizonTurn } from '../../helpers/horizon-turn.js';
 import { serveProcess, type ServeProcess } from '../../helpers/serve-process.js';
 
 const PASSWORD = 'Loss-Cases-Feed-1';
@@ -53,6 +54,7 @@ function stop(t: Test, serve: ServeProcess) {
 }
 
 t.test(`writes the older pull missed reach the mirror (${dialect})`, async (t) => {
+  await takeHorizonTurn(t);
   const db = await createTestDatabaseFor(t);
   if (!db) return;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-loss-'));
