@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { KnexStoredFileRepository } from '../db/repositories/stored-files.js';
 import type { Clock } from '../db/time.js';
 import type { FileStore } from './file-store.js';
+import { PeriodicJob } from '../domain/periodic.js';
 
 /**
  * How long a sweeper's claim on a key protects its removal. A claim older than this is a dead
@@ -69,8 +70,10 @@ export interface SweepResult {
  * version takes no lease).
  */
 export class FileSweeper implements FileRemovals {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly job = new PeriodicJob(
+    () => this.sweepOnce(),
+    (error) => this.deps.logger.warn({ err: error }, 'file sweep failed; will retry'),
+  );
 
   private readonly stopwatch: Stopwatch;
 
@@ -190,21 +193,10 @@ export class FileSweeper implements FileRemovals {
 
   /** A first pass now (crash recovery, the store's scan), then one every `intervalSeconds`; 0 turns both off. */
   start(intervalSeconds: number): void {
-    if (intervalSeconds <= 0 || this.timer) return;
-    const pass = () => {
-      if (this.running) return;
-      this.running = this.sweepOnce()
-        .catch((error) => this.deps.logger.warn({ err: error }, 'file sweep failed; will retry'))
-        .finally(() => (this.running = null));
-    };
-    this.timer = setInterval(pass, intervalSeconds * 1000);
-    this.timer.unref();
-    pass();
+    this.job.start(intervalSeconds, true);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }

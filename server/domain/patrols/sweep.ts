@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../db/time.js';
 import type { Store } from '../ports.js';
 import type { PatrolService } from './service.js';
+import { PeriodicJob } from '../periodic.js';
 
 /**
  * The periodic automatic-done sweep: open patrols whose segments have all ended become done,
@@ -10,8 +11,10 @@ import type { PatrolService } from './service.js';
  * wins it and records it.
  */
 export class PatrolSweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  private readonly job = new PeriodicJob(
+    () => this.sweepOnce(),
+    (error) => this.deps.logger.warn({ err: error }, 'patrol sweep failed; will retry'),
+  );
 
   constructor(private readonly deps: { store: Store; clock: Clock; patrols: PatrolService; logger: Logger }) {}
 
@@ -32,22 +35,10 @@ export class PatrolSweeper {
   }
 
   start(intervalSeconds: number): void {
-    if (intervalSeconds <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.sweepOnce()
-        .catch((error) => {
-          this.deps.logger.warn({ err: error }, 'patrol sweep failed; will retry');
-          return 0;
-        })
-        .finally(() => (this.running = null));
-    }, intervalSeconds * 1000);
-    this.timer.unref();
+    this.job.start(intervalSeconds, false);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }

@@ -4,6 +4,7 @@ import { RECORD_KINDS } from '../../../protocol/sync.js';
 import type { Clock } from '../../db/time.js';
 import type { Store } from '../ports.js';
 import type { BackfillClaim } from './ports.js';
+import { PeriodicJob } from '../periodic.js';
 
 /** Records examined per transaction (keyset by id within a kind), at most as many marked. */
 export const BACKFILL_CHUNK = 500;
@@ -28,8 +29,10 @@ export const BACKFILL_STALE_MS = 5 * 60_000;
  * Safe with several processes: a tenant is claimed by a conditional update, one wins.
  */
 export class SyncBackfill {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly job = new PeriodicJob(
+    () => this.runOnce(),
+    (error) => this.deps.logger.warn({ err: error }, 'sync backfill failed; will retry'),
+  );
 
   constructor(private readonly deps: { store: Store; clock: Clock; logger: Logger; chunk?: number }) {}
 
@@ -75,21 +78,10 @@ export class SyncBackfill {
 
   /** A first pass now, then one every `intervalSeconds` (new tenants of an old database, stale claims); 0 turns both off. */
   start(intervalSeconds: number): void {
-    if (intervalSeconds <= 0 || this.timer) return;
-    const pass = () => {
-      if (this.running) return;
-      this.running = this.runOnce()
-        .catch((error) => this.deps.logger.warn({ err: error }, 'sync backfill failed; will retry'))
-        .finally(() => (this.running = null));
-    };
-    this.timer = setInterval(pass, intervalSeconds * 1000);
-    this.timer.unref();
-    pass();
+    this.job.start(intervalSeconds, true);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }

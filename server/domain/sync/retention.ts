@@ -9,14 +9,20 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../db/time.js';
 import type { SyncRetentionStore } from './feed-ports.js';
+import { PeriodicJob } from '../periodic.js';
 
 const DAY_MS = 86_400_000;
 /** Rows per delete statement: each batch is its own short transaction. */
 const BATCH = 5000;
 
 export class SyncRetention {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  private readonly job = new PeriodicJob(
+    async () => {
+      const deleted = await this.pruneOnce();
+      if (deleted > 0) this.deps.logger.info({ deleted }, 'sync log rows past the retention pruned');
+    },
+    (error) => this.deps.logger.warn({ err: error }, 'sync log retention failed; will retry'),
+  );
 
   constructor(private readonly deps: { store: SyncRetentionStore; clock: Clock; logger: Logger; retentionDays: number }) {}
 
@@ -32,26 +38,10 @@ export class SyncRetention {
   }
 
   start(intervalSeconds: number): void {
-    if (intervalSeconds <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.pruneOnce()
-        .then((deleted) => {
-          if (deleted > 0) this.deps.logger.info({ deleted }, 'sync log rows past the retention pruned');
-          return deleted;
-        })
-        .catch((error) => {
-          this.deps.logger.warn({ err: error }, 'sync log retention failed; will retry');
-          return 0;
-        })
-        .finally(() => (this.running = null));
-    }, intervalSeconds * 1000);
-    this.timer.unref();
+    this.job.start(intervalSeconds, false);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 }
