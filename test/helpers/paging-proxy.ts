@@ -5,8 +5,8 @@
  * test writes on the server between the pages of one pull. Everything else passes through.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
+import { listenForTest } from './test-listener.js';
 
 export interface PagingProxy {
   url: string;
@@ -50,12 +50,6 @@ export async function startPagingProxy(t: Test, target: string): Promise<PagingP
     forward.on('error', () => response.destroy());
     forward.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-    agent.destroy();
-  }));
+  proxy.url = await listenForTest(t, server, agent);
   return proxy;
 }

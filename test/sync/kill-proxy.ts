@@ -7,8 +7,8 @@
  * the answer's body too (tokens a test must check were revoked).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
+import { listenForTest } from '../helpers/test-listener.js';
 
 export interface KillProxy {
   url: string;
@@ -49,12 +49,6 @@ export async function startKillProxy(t: Test, target: string): Promise<KillProxy
     forward.on('error', () => response.destroy());
     request.pipe(forward);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-    agent.destroy();
-  }));
+  proxy.url = await listenForTest(t, server, agent);
   return proxy;
 }

@@ -5,8 +5,8 @@
  * and then holds the next request forever (a stalled link), resolving `held` when it arrives.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
+import { listenForTest } from '../../helpers/test-listener.js';
 
 export interface FeedProxy {
   url: string;
@@ -50,12 +50,6 @@ export async function startFeedProxy(t: Test, target: string): Promise<FeedProxy
     forward.on('error', () => response.destroy());
     forward.end(body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-    agent.destroy();
-  }));
+  proxy.url = await listenForTest(t, server, agent);
   return proxy;
 }
