@@ -3,6 +3,7 @@ import type { User } from '../model.js';
 import type { Repositories } from '../ports.js';
 import type { EventDetailsChecker } from './details.js';
 import type { EventRecord, EventView } from './model.js';
+import { groupBy } from '../group-by.js';
 
 /** Longest event type value `checker.resolveType` looks up (details.ts: longer finds nothing). */
 const MAX_TYPE_VALUE = 50;
@@ -61,14 +62,4 @@ async function collectionsOf(repos: Repositories, checker: EventDetailsChecker, 
     else out.set(value, collections.has(value));
   }
   return out;
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    const list = map.get(key(item));
-    if (list) list.push(item);
-    else map.set(key(item), [item]);
-  }
-  return map;
 }

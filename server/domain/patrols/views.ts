@@ -1,5 +1,6 @@
 import type { Repositories } from '../ports.js';
 import type { Patrol, PatrolView, SegmentView } from './model.js';
+import { groupBy } from '../group-by.js';
 
 /** Loads what presenting patrols needs, in a fixed number of queries whatever their number. */
 export async function loadPatrolViews(repos: Repositories, tenantId: string, patrols: readonly Patrol[]): Promise<PatrolView[]> {
@@ -22,16 +23,6 @@ export async function loadPatrolViews(repos: Repositories, tenantId: string, pat
     files: filesOf.get(patrol.id) ?? [],
     updates: updatesOf.get(patrol.id) ?? [],
   }));
-}
-
-function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    const list = map.get(key(item));
-    if (list) list.push(item);
-    else map.set(key(item), [item]);
-  }
-  return map;
 }
 
 export async function loadSegmentViews(repos: Repositories, tenantId: string, segments: readonly SegmentView['segment'][]): Promise<SegmentView[]> {
