@@ -141,7 +141,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
   const choices = new ChoiceService({ store, clock });
-  const sync = openSync({ database, store, choices, clock, logger, retentionDays: config.syncRetentionDays });
+  const sync = openSync({ database, store, choices, clock, logger, retentionDays: config.syncRetentionDays, metrics });
   const { files, sweeper: fileSweeper } = withRemovals(await openFileStore(config.fileStore, config.dataDir), { knex: database.knex, clock, logger, graceSeconds: config.fileGraceSeconds });
   const services: Services = {
     store,

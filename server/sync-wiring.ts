@@ -8,6 +8,7 @@ import type { Database } from './db/knex.js';
 import type { StoreHooks } from './db/store.js';
 import { KnexSyncFeedReads } from './db/sync/feed-read.js';
 import { KnexSyncRetentionStore } from './db/sync/feed-retention.js';
+import { syncMetrics } from './db/sync/metrics.js';
 import type { Clock } from './db/time.js';
 import type { ChoiceService } from './domain/choices/service.js';
 import { EventDetailsChecker } from './domain/events/details.js';
@@ -17,6 +18,7 @@ import { SyncRepairService } from './domain/sync/feed-repair.js';
 import { SyncFeedService } from './domain/sync/feed.js';
 import { recordChanges } from './domain/sync/record-changes.js';
 import { SyncRetention } from './domain/sync/retention.js';
+import type { Metrics } from './metrics/metrics.js';
 
 /** How often each process prunes the change log past its retention (counted in days). */
 const SYNC_RETENTION_SWEEP_SECONDS = 3600;
@@ -33,8 +35,9 @@ export interface SyncParts {
   backfill: SyncBackfill;
 }
 
-export function openSync(deps: { database: Database; store: Store; choices: ChoiceService; clock: Clock; logger: Logger; retentionDays: number }): SyncParts {
+export function openSync(deps: { database: Database; store: Store; choices: ChoiceService; clock: Clock; logger: Logger; retentionDays: number; metrics: Metrics }): SyncParts {
   const { database, store, clock, logger } = deps;
+  syncMetrics(deps.metrics, database.knex, database.dialect);
   const feed = new SyncFeedService({ store, reads: new KnexSyncFeedReads(database.knex, database.dialect), checker: new EventDetailsChecker(deps.choices) });
   return {
     feed,

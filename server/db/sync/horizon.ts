@@ -19,3 +19,18 @@ export async function feedHorizon(db: Executor, dialect: Dialect): Promise<numbe
   const result = (await db.raw(`SELECT ${HORIZON_SQL} AS h`)) as { rows: Array<{ h: string }> };
   return Number(result.rows[0]!.h);
 }
+
+/**
+ * How long the feed's horizon has been held (PostgreSQL): the age in seconds of the oldest
+ * transaction that holds an xid, over the whole cluster (xids are cluster-wide, so a session on
+ * another database holds the horizon too). 0 when none is open, and on SQLite. Other roles'
+ * sessions are visible only to a superuser or a member of `pg_read_all_stats`; otherwise the
+ * age covers this role's sessions.
+ */
+export async function horizonAgeSeconds(db: Executor, dialect: Dialect): Promise<number> {
+  if (dialect === 'sqlite') return 0;
+  const result = (await db.raw(
+    'SELECT coalesce(extract(epoch FROM clock_timestamp() - min(xact_start)), 0)::float8 AS age FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()',
+  )) as { rows: Array<{ age: number | string }> };
+  return Math.max(0, Number(result.rows[0]?.age ?? 0));
+}

@@ -1,9 +1,17 @@
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { dialect } from '../../helpers/server.js';
-import { createEvent, feedOnce as feed, pullAll, recount, startFeedServer } from './feed-support.js';
+import { type FeedFixture, createEvent, feedOnce as feed, pullAll, recount, startFeedServer } from './feed-support.js';
 
 const require = createRequire(import.meta.url);
+
+/** fieldops_sync_horizon_age_seconds from /metrics (the token is a superuser's). */
+async function horizonAge(s: FeedFixture['s'], token: string): Promise<number> {
+  const text = await (await s.request('/metrics', { token })).text();
+  const line = /^fieldops_sync_horizon_age_seconds (\S+)$/m.exec(text);
+  if (!line) throw new Error('fieldops_sync_horizon_age_seconds is missing from /metrics');
+  return Number(line[1]);
+}
 
 /**
  * A transaction held open elsewhere. PostgreSQL: it holds the horizon, so a write that commits
@@ -31,6 +39,8 @@ t.test(`sync feed: a held transaction (${dialect})`, async (t) => {
       t.equal(page.body.settling, true, 'settling: a committed row waits above the horizon');
       t.equal(page.body.checkpoint, null, 'so no checkpoint');
       t.equal(page.body.cursor, caught.cursor, 'the cursor stays');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      t.ok((await horizonAge(s, token)) >= 1, 'the metric shows how long the horizon has been held');
       await held.commit();
       const next = await pullAll(s, token, ['ev:all'], { cursor: page.body.cursor, mirror: caught.mirror });
       t.ok(caught.mirror.has(`event:${late}`), 'served once the held transaction ended');
@@ -53,6 +63,7 @@ t.test(`sync feed: a held transaction (${dialect})`, async (t) => {
     t.equal(page.status, 200, 'the feed answers while another process holds the write lock');
     t.ok(Date.now() - started < 3000, 'without waiting for it');
     t.ok(page.body.checkpoint, 'what is committed verifies');
+    t.equal(await horizonAge(s, token), 0, 'SQLite has no horizon to hold');
     other.exec('COMMIT');
   } finally {
     other.close();
