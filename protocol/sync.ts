@@ -91,6 +91,18 @@ export interface FeedPage {
   /** The requested keys (patterns expanded) the user may see. */
   granted: string[];
   denied: DeniedScope[];
+  /**
+   * Where a client may commit part of the page (docs/sync.md §8): after applying `changes[0]` to
+   * `changes[index]`, `cursor` resumes right after `changes[index]`. Increasing indexes, about
+   * one every tenth of a page (none on a page of fewer than 10 changes; absent from an older
+   * server). A client that commits at them re-fetches at most a tenth of a page after a kill.
+   */
+  resume_points?: ResumePoint[];
+}
+
+export interface ResumePoint {
+  index: number;
+  cursor: string;
 }
 
 /** `POST …/sync/ranges`: the ids and versions of one scope, keyset by (kind, id), for repair. */

@@ -1,8 +1,10 @@
 /**
- * Applying one page of the feed: ONE PAGE = ONE MIRROR TRANSACTION holding its records, their
- * scope memberships, the cursor (and, on a checkpoint page, the checkpoint with the local sums
- * it was compared with). A process killed at any point leaves the mirror at the previous page or
- * this one, so a rerun asks again from the last committed cursor: it re-sends at most one page.
+ * Applying one page of the feed: each mirror transaction holds a segment of the page's records,
+ * their scope memberships and the cursor that resumes right after them (the last one also the
+ * checkpoint with the local sums it was compared with). A process killed at any point leaves the
+ * mirror at a committed cursor with exactly the records before it, so a rerun asks again from
+ * there: it re-sends at most one segment (the server offers a resume point about every tenth
+ * of a page; an older server's page is one segment).
  *
  * Per record: a change older than the version held is ignored (a repair may have fetched a newer
  * one); `put` replaces the row and its memberships; `delete` and `remove` (and a put with no
@@ -84,24 +86,59 @@ export async function applyChanges(trx: Knex.Transaction, changes: readonly Chan
  * Applies a page and commits it with its cursor; compares a checkpoint with the rows now held.
  * `previous`: the granted keys the request's cursor was made with. Keys the page no longer grants
  * (a day that left the window, a permission revoked, a group no longer visible) lose their
- * memberships here, and the rows no granted key justifies go in the same transaction; while a
+ * memberships, and the rows no granted key justifies go, in the first transaction; while a
  * reset's snapshot is under way (`sweep`) that waits for its end, which sweeps anyway.
+ *
+ * A page with `resume_points` is committed in segments, each ending at a point and storing the
+ * point's cursor (the last segment stores the page's cursor, the sweep and the checkpoint): a
+ * process killed while applying a page of 1000 loses at most one segment (about a tenth of the
+ * page), not the page. Without points (an older server), the page is one transaction.
  */
 export async function applyPage(knex: Knex, page: FeedPage, options: { sweep: boolean; previous?: readonly string[] }): Promise<PageResult> {
-  return knex.transaction(async (trx) => {
-    const dropped = (options.previous ?? []).filter((key) => !page.granted.includes(key));
-    for (let i = 0; i < dropped.length; i += 300) await trx('record_scopes').whereIn('scope_key', dropped.slice(i, i + 300)).delete();
-    const counts = await applyChanges(trx, page.changes);
-    await setState(trx, { cursor: page.cursor, granted: JSON.stringify(page.granted) });
-    let swept = 0;
-    if (!page.has_more && options.sweep) swept = await sweepUnscoped(trx, page.granted, dropped);
-    else if (dropped.length > 0 && !options.sweep) swept = await sweepUnscoped(trx, page.granted, dropped);
-    let mismatched: PageResult['mismatched'] = [];
-    if (page.checkpoint) {
-      const local = await localSums(trx, page.checkpoint.scopes.map((s) => s.key));
-      mismatched = mismatches(page.checkpoint.scopes, local);
-      await setState(trx, { checkpoint: JSON.stringify({ ...page.checkpoint, local, checked_at: new Date().toISOString() }) });
-    }
-    return { ...counts, swept, mismatched };
-  });
+  const ends = segmentEnds(page);
+  const counts = emptyCounts();
+  let swept = 0;
+  let mismatched: PageResult['mismatched'] = [];
+  let from = 0;
+  for (let s = 0; s < ends.length; s++) {
+    const { end, cursor } = ends[s]!;
+    const first = s === 0;
+    const last = s === ends.length - 1;
+    await knex.transaction(async (trx) => {
+      if (first) {
+        const dropped = (options.previous ?? []).filter((key) => !page.granted.includes(key));
+        for (let i = 0; i < dropped.length; i += 300) await trx('record_scopes').whereIn('scope_key', dropped.slice(i, i + 300)).delete();
+        if (dropped.length > 0 && !options.sweep) swept += await sweepUnscoped(trx, page.granted, dropped);
+      }
+      await applyChanges(trx, page.changes.slice(from, end), counts);
+      await setState(trx, { cursor, granted: JSON.stringify(page.granted) });
+      if (!last) return;
+      if (!page.has_more && options.sweep) swept += await sweepUnscoped(trx, page.granted);
+      if (page.checkpoint) {
+        const local = await localSums(trx, page.checkpoint.scopes.map((sum) => sum.key));
+        mismatched = mismatches(page.checkpoint.scopes, local);
+        await setState(trx, { checkpoint: JSON.stringify({ ...page.checkpoint, local, checked_at: new Date().toISOString() }) });
+      }
+    });
+    from = end;
+  }
+  return { ...counts, swept, mismatched };
+}
+
+/**
+ * Where each segment ends (exclusive) and the cursor it stores: the page's valid resume points in
+ * increasing order, then the page's end with the page's cursor. A point outside the page or out
+ * of order is ignored (the page is then cut at fewer places, never wrongly).
+ */
+function segmentEnds(page: FeedPage): Array<{ end: number; cursor: string }> {
+  const ends: Array<{ end: number; cursor: string }> = [];
+  let last = 0;
+  for (const point of page.resume_points ?? []) {
+    const end = point.index + 1;
+    if (!Number.isInteger(point.index) || end <= last || end >= page.changes.length || typeof point.cursor !== 'string') continue;
+    ends.push({ end, cursor: point.cursor });
+    last = end;
+  }
+  ends.push({ end: page.changes.length, cursor: page.cursor });
+  return ends;
 }

@@ -175,6 +175,8 @@ export function checkFeedPage(value: unknown): FeedPage {
     checkpoint,
     granted: Array.isArray(p.granted) ? p.granted.filter(isString) : [],
     denied: Array.isArray(p.denied) ? p.denied.filter((d) => d && isString(d.key)).map((d) => ({ key: d.key, reason: isString(d.reason) ? d.reason : '' })) : [],
+    // Malformed points are left out (the page is then committed in fewer segments, never wrongly).
+    resume_points: Array.isArray(p.resume_points) ? p.resume_points.filter((r) => r && Number.isInteger(r.index) && isString(r.cursor) && r.cursor.length > 0).map((r) => ({ index: r.index, cursor: r.cursor })) : [],
   };
 }
 
