@@ -6,29 +6,16 @@
  * of order or outside the page are ignored; dropped keys go in the first segment, the checkpoint
  * is compared in the last.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Knex } from 'knex';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import type { Change, FeedPage, ResumePoint } from '../../../protocol/sync.js';
 import { applyPage } from '../../../sync/feed/apply.js';
 import { readFeedState } from '../../../sync/feed/state.js';
-import { openMirrorDatabase } from '../../../sync/mirror/open.js';
 import { event } from './fake-feed.js';
+import { freshMirror } from './mirror-file.js';
 
 const DAY = 'ev:day:2026-11-25';
 const OLD_DAY = 'ev:day:2026-10-26';
-
-async function mirror(t: Test): Promise<Knex> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-segments-'));
-  const knex = (await openMirrorDatabase(path.join(dir, 'm.sqlite3'), { create: true }))!;
-  t.teardown(async () => {
-    await knex.destroy();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return knex;
-}
 
 const put = (i: number, scopes = [DAY]): Change => ({ kind: 'event', id: `e${i}`, op: 'put', version: 100 + i, etag: null, scopes, record: event(`2026-11-25T${String(i % 24).padStart(2, '0')}:00:00Z`) });
 
@@ -43,7 +30,7 @@ const heldIds = async (knex: Knex) => ((await knex('pulled_events').select('id')
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 t.test('a page with resume points commits segment by segment', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const points = [{ index: 9, cursor: 'after-9' }, { index: 19, cursor: 'after-19' }];
   await failOn(knex, 'e22');
   await t.rejects(applyPage(knex, page(25, points), { sweep: false }), /stopped here/);
@@ -61,7 +48,7 @@ t.test('a page with resume points commits segment by segment', async (t) => {
 });
 
 t.test('without resume points (an older server) the page is one transaction', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   await failOn(knex, 'e22');
   await t.rejects(applyPage(knex, page(25, undefined), { sweep: false }), /stopped here/);
   t.same(await heldIds(knex), [], 'nothing of the page');
@@ -69,7 +56,7 @@ t.test('without resume points (an older server) the page is one transaction', as
 });
 
 t.test('points out of order or outside the page are ignored', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const points = [{ index: 9, cursor: 'after-9' }, { index: 4, cursor: 'backwards' }, { index: 24, cursor: 'the-last-change' }, { index: 40, cursor: 'beyond' }, { index: 1.5, cursor: 'not-an-index' }];
   await failOn(knex, 'e23');
   await t.rejects(applyPage(knex, page(25, points), { sweep: false }), /stopped here/);
@@ -78,7 +65,7 @@ t.test('points out of order or outside the page are ignored', async (t) => {
 });
 
 t.test('keys no longer granted go in the first segment; the checkpoint is compared in the last', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const first = page(3, undefined, { granted: [DAY, OLD_DAY] });
   first.changes = [put(50, [OLD_DAY]), put(51, [OLD_DAY]), put(52, [DAY])];
   await applyPage(knex, first, { sweep: false });

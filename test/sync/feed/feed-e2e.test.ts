@@ -13,10 +13,10 @@ import t from 'tap';
 import { dayKeys } from '../../../protocol/scope-keys.js';
 import { cliEnv, type CliEnv } from '../../helpers/cli-env.js';
 import { spawnCli } from '../../helpers/cli-process.js';
-import { createTestDatabase, dialect, unavailableReason } from '../../helpers/database.js';
+import { dialect } from '../../helpers/database.js';
 import { takeHorizonTurn } from '../../helpers/horizon-turn.js';
-import { serveProcess } from '../../helpers/serve-process.js';
 import { startFeedProxy } from './feed-proxy.js';
+import { startRealServer } from './real-server.js';
 
 const PASSWORD = 'Feed-End-To-End-1';
 const EVENTS = '/api/v1.0/activity/events';
@@ -24,24 +24,9 @@ const FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
   await takeHorizonTurn(t);
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const serve = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: PASSWORD });
-  const url = await serve.url;
-  t.teardown(async () => {
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-  });
-  const login = await fetch(`${url}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: PASSWORD }) });
-  const token = ((await login.json()) as { access_token: string }).access_token;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const server = await startRealServer(t, PASSWORD);
+  if (!server) return;
+  const { url, api } = server;
   await api('POST', '/api/v2.0/activity/eventcategories', { value: 'monitoring', display: 'Monitoring' });
   await api('POST', '/api/v2.0/activity/eventtypes', { value: 'wildlife_sighting', display: 'Wildlife sighting', category: 'monitoring', geometry_type: 'Point' });
   const ids: string[] = [];

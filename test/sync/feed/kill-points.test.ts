@@ -15,10 +15,10 @@ import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { cliEnv, type CliEnv } from '../../helpers/cli-env.js';
 import { spawnCli } from '../../helpers/cli-process.js';
-import { createTestDatabase, dialect, unavailableReason } from '../../helpers/database.js';
+import { dialect } from '../../helpers/database.js';
 import { takeHorizonTurn } from '../../helpers/horizon-turn.js';
-import { serveProcess } from '../../helpers/serve-process.js';
-import { startFeedProxy } from './feed-proxy.js';
+import { type FeedProxy, startFeedProxy } from './feed-proxy.js';
+import { startRealServer } from './real-server.js';
 import { CELLS, SCOPE, coveredByCursor, eventKeys, held, lastCursorSent, readMirror, recordKey, seedSite, sentAgain, sentIn, type MirrorState } from './kill-support.js';
 
 const PASSWORD = 'Kill-Points-1';
@@ -28,24 +28,9 @@ const PULL = ['pull', '--scope', SCOPE];
 
 t.test(`a pull killed at any point (${dialect})`, async (t) => {
   await takeHorizonTurn(t);
-  const reason = await unavailableReason();
-  if (reason) return void t.pass('skipped', { skip: reason });
-  const db = await createTestDatabase();
-  t.teardown(() => db.drop());
-  const serve = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: PASSWORD });
-  const url = await serve.url;
-  t.teardown(async () => {
-    serve.child.kill('SIGTERM');
-    await serve.exited;
-  });
-  const login = await fetch(`${url}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: PASSWORD }) });
-  const token = ((await login.json()) as { access_token: string }).access_token;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(url + path, { method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return text ? JSON.parse(text) : null;
-  };
+  const server = await startRealServer(t, PASSWORD);
+  if (!server) return;
+  const { url, api } = server;
   const ids = await seedSite(api, EVENTS);
 
   /** A pull (or verify) run to its end; pulled again while PostgreSQL's horizon keeps it `not_verified`. */
@@ -107,39 +92,29 @@ t.test(`a pull killed at any point (${dialect})`, async (t) => {
   t.same([...held(reference)].filter((key) => key.startsWith('event\n')).sort(), eventKeys(ids), 'the server\'s set: every event created through the API');
   const total = reference.memberships.size;
 
-  t.test('mid-download: half a page on the wire, then kill -9', async (t) => {
-    const proxy = await startFeedProxy(t, url);
-    const env = await laptop(t, proxy.url);
-    proxy.limit = 20;
-    proxy.holdMidBody = 12;
-    proxy.epoch = 1;
-    await killAt(t, env, PULL, () => proxy.nextHold());
-    const killed = readMirror(env.mirror);
-    t.equal(wholePages(t, killed, 'after the kill'), 12 * 20, 'twelve whole pages, none of the thirteenth');
-    proxy.holdMidBody = null;
-    proxy.epoch = 2;
-    const rerun = await completed(t, env, PULL);
-    t.match(rerun.feed, { resets: [], checkpoint: 'verified' });
-    atMostTenth(t, 'mid-download', { received: rerun.received, missing: total - held(killed).size, killedReceived: sentIn(proxy, 1).length, sentAgain: sentAgain(proxy, 2, 1) });
-    sameAsServer(t, readMirror(env.mirror), 'after the rerun');
-  });
-
-  t.test('between pages: the next request held, then kill -9', async (t) => {
-    const proxy = await startFeedProxy(t, url);
-    const env = await laptop(t, proxy.url);
-    proxy.limit = 20;
-    proxy.holdAfter = 12;
-    proxy.epoch = 1;
-    await killAt(t, env, PULL, () => proxy.held);
-    const killed = readMirror(env.mirror);
-    t.equal(wholePages(t, killed, 'after the kill'), 12 * 20, 'the twelve pages answered, committed with their cursor');
-    proxy.holdAfter = null;
-    proxy.epoch = 2;
-    const rerun = await completed(t, env, PULL);
-    t.match(rerun.feed, { resets: [], checkpoint: 'verified' });
-    atMostTenth(t, 'between pages', { received: rerun.received, missing: total - held(killed).size, killedReceived: sentIn(proxy, 1).length, sentAgain: sentAgain(proxy, 2, 1) });
-    sameAsServer(t, readMirror(env.mirror), 'after the rerun');
-  });
+  // Twelve pages of 20 answered whole; then the thirteenth is cut half-way through its body, or
+  // its request is never answered. Either way the mirror holds the twelve, committed.
+  const holds = [
+    { what: 'mid-download: half a page on the wire', hold: (proxy: FeedProxy) => ((proxy.holdMidBody = 12), proxy.nextHold()), release: (proxy: FeedProxy) => (proxy.holdMidBody = null) },
+    { what: 'between pages: the next request held', hold: (proxy: FeedProxy) => ((proxy.holdAfter = 12), proxy.held), release: (proxy: FeedProxy) => (proxy.holdAfter = null) },
+  ];
+  for (const { what, hold, release } of holds) {
+    t.test(`${what}, then kill -9`, async (t) => {
+      const proxy = await startFeedProxy(t, url);
+      const env = await laptop(t, proxy.url);
+      proxy.limit = 20;
+      proxy.epoch = 1;
+      await killAt(t, env, PULL, () => hold(proxy));
+      const killed = readMirror(env.mirror);
+      t.equal(wholePages(t, killed, 'after the kill'), 12 * 20, 'the twelve pages answered whole, none of the thirteenth');
+      release(proxy);
+      proxy.epoch = 2;
+      const rerun = await completed(t, env, PULL);
+      t.match(rerun.feed, { resets: [], checkpoint: 'verified' });
+      atMostTenth(t, what, { received: rerun.received, missing: total - held(killed).size, killedReceived: sentIn(proxy, 1).length, sentAgain: sentAgain(proxy, 2, 1) });
+      sameAsServer(t, readMirror(env.mirror), 'after the rerun');
+    });
+  }
 
   t.test('mid-repair: held on /sync/ranges, then on /sync/records', async (t) => {
     const proxy = await startFeedProxy(t, url);

@@ -17,6 +17,7 @@ import { decodeCursor } from '../../../server/domain/sync/cursor.js';
 import { KIND_TABLE } from '../../../sync/feed/rows.js';
 import type { RecordKind } from '../../../protocol/sync.js';
 import type { FeedAnswer, FeedProxy } from './feed-proxy.js';
+import type { Api } from './real-server.js';
 
 /** The laptop's scope: 1° cells, not day keys, so a run across midnight changes no key set. */
 export const SCOPE = 'bbox:34.5,-2.5,37.5,-0.5';
@@ -29,7 +30,6 @@ const POINTS = [
 ];
 export const CELLS = POINTS.length;
 
-type Api = (method: string, path: string, body?: unknown) => Promise<any>;
 
 /** A category, a type and `count` events round the four cells, eight requests at a time. */
 export async function seedSite(api: Api, count: number): Promise<string[]> {

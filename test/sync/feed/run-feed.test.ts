@@ -4,35 +4,21 @@
  * checkpoints checked against the rows and repaired, resets, the fallback, and a pull killed
  * between pages that re-sends at most one page.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import type { Knex } from 'knex';
-import type { Test } from 'tap';
 import { scopeChangeText } from '../../../cli/render/feed-report.js';
 import { dayKeys } from '../../../protocol/scope-keys.js';
 import { FeedClient } from '../../../sync/feed/client.js';
 import { runFeed, NO_FEED_WARNING, type FeedRunOptions } from '../../../sync/feed/run-feed.js';
 import { readFeedState } from '../../../sync/feed/state.js';
 import { tamperedRows, refetch } from '../../../sync/feed/verify.js';
-import { openMirrorDatabase } from '../../../sync/mirror/open.js';
 import { pulledRows } from '../../../sync/pull/pulled.js';
 import { FakeFeed, event } from './fake-feed.js';
+import { freshMirror } from './mirror-file.js';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const today = dayKeys('ev:day', 1, NOW)[0]!;
 const DAY = today.slice('ev:day:'.length);
-
-async function mirror(t: Test): Promise<Knex> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-feed-'));
-  const knex = (await openMirrorDatabase(path.join(dir, 'm.sqlite3'), { create: true }))!;
-  t.teardown(async () => {
-    await knex.destroy();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  return knex;
-}
 
 function options(knex: Knex, feed: FakeFeed, extra: Partial<FeedRunOptions> = {}): FeedRunOptions {
   return {
@@ -61,7 +47,7 @@ function seed(feed: FakeFeed, events = 7) {
 }
 
 t.test('first pull, then changes, deletions and removals', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed);
   const first = await runFeed(options(knex, feed));
@@ -96,7 +82,7 @@ t.test('first pull, then changes, deletions and removals', async (t) => {
 });
 
 t.test('the version guard: an older change is ignored', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed, 1);
   await runFeed(options(knex, feed));
@@ -108,7 +94,7 @@ t.test('the version guard: an older change is ignored', async (t) => {
 });
 
 t.test('a checkpoint that differs is repaired in the same run', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed);
   await runFeed(options(knex, feed));
@@ -128,7 +114,7 @@ t.test('a checkpoint that differs is repaired in the same run', async (t) => {
 });
 
 t.test('a row edited by hand is found and restored', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed);
   await runFeed(options(knex, feed));
@@ -145,7 +131,7 @@ t.test('a row edited by hand is found and restored', async (t) => {
 });
 
 t.test('key-set changes without a reset; resets: 410, another server; the outbox stays', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed);
   await runFeed(options(knex, feed));
@@ -213,7 +199,7 @@ t.test('key-set changes without a reset; resets: 410, another server; the outbox
 });
 
 t.test('a server without the feed: the older pull, warned once', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   feed.status = 404;
   let fallbacks = 0;
@@ -231,7 +217,7 @@ t.test('a server without the feed: the older pull, warned once', async (t) => {
 });
 
 t.test('settling: asked again, then reported not verified', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed, 1);
   feed.settlingPages = 2;
@@ -243,7 +229,7 @@ t.test('settling: asked again, then reported not verified', async (t) => {
 });
 
 t.test('a pull killed between pages resumes: at most one page again', async (t) => {
-  const knex = await mirror(t);
+  const knex = await freshMirror(t);
   const feed = new FakeFeed();
   seed(feed, 20);
   feed.failAfter = 4;
