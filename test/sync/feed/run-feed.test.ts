@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import { scopeChangeText } from '../../../cli/render/feed-report.js';
 import { dayKeys } from '../../../protocol/scope-keys.js';
 import { FeedClient } from '../../../sync/feed/client.js';
-import { runFeed, NO_FEED_WARNING, type FeedRunOptions } from '../../../sync/feed/run-feed.js';
+import { FIRST_PAGE_CHANGES, NO_FEED_WARNING, pageLimit, runFeed, type FeedRunOptions } from '../../../sync/feed/run-feed.js';
 import { readFeedState } from '../../../sync/feed/state.js';
 import { tamperedRows, refetch } from '../../../sync/feed/verify.js';
 import { pulledRows } from '../../../sync/pull/pulled.js';
@@ -244,4 +244,21 @@ t.test('a pull killed between pages resumes: at most one page again', async (t) 
   t.equal(report.received, 26 - 9, 'nothing received twice');
   t.equal(report.checkpoint, 'verified');
   t.equal((await knex.raw('PRAGMA integrity_check'))[0].integrity_check, 'ok');
+});
+
+t.test('page sizes grow with what the run received: a page is never more than a tenth of it, after the first ones', async (t) => {
+  t.same([0, 1349, 1350, 1500, 9000, 9009, 50_000].map(pageLimit), [FIRST_PAGE_CHANGES, FIRST_PAGE_CHANGES, 150, 166, 1000, 1000, 1000]);
+  const knex = await freshMirror(t);
+  const feed = new FakeFeed();
+  for (let i = 0; i < 4000; i++) feed.put('event', `e${String(i).padStart(4, '0')}`, event(`${DAY}T0${i % 10}:00:00Z`), [today]);
+  const report = await runFeed(options(knex, feed, { limit: undefined }));
+  t.equal(report.received, 4000);
+  const asked = feed.requests.filter((r) => r.path === '/changes').map((r) => r.body.limit as number);
+  t.same(asked.slice(0, 10), Array(10).fill(FIRST_PAGE_CHANGES), 'the first pages are small');
+  let received = 0;
+  for (const limit of asked) {
+    if (received >= 9 * FIRST_PAGE_CHANGES) t.ok(limit * 10 <= received + limit, `a page of ${limit} after ${received} is at most a tenth of ${received + limit}`);
+    received += limit;
+  }
+  t.ok(asked.at(-1)! > FIRST_PAGE_CHANGES, `and they grew (${asked.join(', ')})`);
 });
