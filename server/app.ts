@@ -29,6 +29,7 @@ import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
 import { compressResponses } from './http/middleware/compress.js';
 import { validateRequest } from './http/middleware/validate.js';
+import { fieldopsRequestRule } from './http/presentation/request-rules.js';
 import { presentProfile } from './http/presentation/middleware.js';
 import { publishChanges } from './http/realtime/publish.js';
 import type { RealtimeHub } from './http/realtime/hub.js';
@@ -105,7 +106,7 @@ export function createApp(services: Services): Koa<AppState> {
     const steps: Middleware[] = [(ctx, next) => ((ctx.state.routeName = route.name), next())];
     if (route.authenticate) steps.push(auth);
     if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
-    const validate = validateRequest(route, ajv, { onBatchRejected });
+    const validate = validateRequest(route, ajv, { onBatchRejected, requestRule: fieldopsRequestRule(route.name, services.apiProfile) });
     if (validate) steps.push(validate);
     steps.push(async (ctx) => route.handler(ctx));
     for (const path of route.paths) router.register(path, [route.method], steps as never, { name: route.name });

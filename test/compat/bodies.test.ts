@@ -43,8 +43,12 @@ t.test(`bodies as the original clients send them (${dialect})`, async (t) => {
     t.equal(unknown.status, 400);
     t.ok(unknown.body.colour, 'an unknown field is still refused');
     const asServed = (await s.json(`${P}/${patrol.id}`, { token: plain })).body;
-    const fieldops = await s.json(`${P}/${patrol.id}`, send('PATCH', { ...asServed, title: 'Renamed again' }, plain));
-    t.equal(fieldops.status, 200, `read-only fields are accepted in the fieldops profile too: ${JSON.stringify(fieldops.body).slice(0, 300)}`);
+    const carried = await s.json(`${P}/${patrol.id}`, send('PATCH', { ...asServed, title: 'Renamed again' }, plain));
+    t.equal(carried.status, 400, 'the fieldops profile holds to the specification: nested segments must not carry patrol');
+    t.match(carried.body['patrol_segments[0].patrol'], [{ code: 'not_allowed' }]);
+    const segmentsWithoutPatrol = asServed.patrol_segments.map(({ patrol: _patrol, ...rest }: Record<string, unknown>) => rest);
+    const fieldops = await s.json(`${P}/${patrol.id}`, send('PATCH', { ...asServed, patrol_segments: segmentsWithoutPatrol, title: 'Renamed again' }, plain));
+    t.equal(fieldops.status, 200, `the other read-only fields are accepted in the fieldops profile too: ${JSON.stringify(fieldops.body).slice(0, 300)}`);
     const fieldopsSegment = await s.json(`${P}/segments/${segment.id}`, send('PATCH', asServed.patrol_segments[0], plain));
     t.equal(fieldopsSegment.status, 200, `a served segment PATCHed back: ${JSON.stringify(fieldopsSegment.body).slice(0, 300)}`);
   });

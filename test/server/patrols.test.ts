@@ -46,7 +46,10 @@ t.test(`patrols, segments, notes, automatic done (${dialect})`, async (t) => {
     });
     t.equal(bad.status, 400);
     t.ok(bad.body.title && bad.body.priority && bad.body.state, 'patrol fields');
-    t.notOk(bad.body['patrol_segments[0].patrol'], "a nested segment's patrol is read-only as served (CONTRACT §11): ignored");
+    t.match(bad.body['patrol_segments[0].patrol'], [{ code: 'not_allowed' }], 'a nested segment must not carry patrol (the specification; the fieldops profile), reported with the rest');
+    const alone = await post({ title: 'Only the nested patrol is wrong', patrol_segments: [{ patrol_type: 'foot' }, { patrol: '6f0e2c1a-4b5d-4e6f-8a7b-9c0d1e2f3a4b', patrol_type: 'foot' }] });
+    t.equal(alone.status, 400, 'a nested segment carrying patrol, alone');
+    t.same(Object.keys(alone.body).filter((k) => k !== 'status'), ['patrol_segments[1].patrol']);
     t.ok(bad.body['patrol_segments[0].start_location'], 'latitude out of range');
     const types = await post({ patrol_segments: [{ patrol_type: 'no_such_type', leader: { content_type: 'accounts.user', id: '00000000-0000-4000-8000-000000000000' }, scheduled_start: at(3), scheduled_end: at(1), time_range: { start_time: at(2), end_time: at(1) } }] });
     t.equal(types.status, 400);

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { Ajv } from '../../../schema/ajv-factory.js';
-import { InputError } from '../../domain/errors.js';
+import { type FieldErrors, InputError } from '../../domain/errors.js';
 import { mapIssues } from '../schemas/issues.js';
 import type { JSONSchema } from '../schemas/types.js';
 import type { Route } from '../routes/types.js';
@@ -25,6 +25,8 @@ import type { AppContext, Middleware } from '../state.js';
 export interface ValidateOptions {
   /** A batch body (`x-batch-key`) was refused: how many items it held. */
   onBatchRejected?: (items: number) => void;
+  /** What the caller's profile refuses beyond the schema (presentation/request-rules.ts), reported with the schema's issues. */
+  requestRule?: (ctx: AppContext, body: object) => FieldErrors | null;
 }
 
 export function validateRequest(route: Route, ajv: Ajv, options: ValidateOptions = {}): Middleware | null {
@@ -45,12 +47,15 @@ export function validateRequest(route: Route, ajv: Ajv, options: ValidateOptions
     const sent = ctx.state.body as unknown;
     if (checksBody && body && sent !== null && typeof sent === 'object') {
       bodyValidator ??= ajv.compile(body.schema);
-      if (!bodyValidator(sent)) {
-        const { fields, detail } = mapIssues(bodyValidator.errors ?? [], body.schema, sent, 'body', 'The request body is not valid.');
+      const valid = bodyValidator(sent);
+      const refused = options.requestRule?.(ctx, sent) ?? null;
+      if (!valid || refused) {
+        const mapped = valid ? { fields: {}, detail: 'The request body is not valid.' } : mapIssues(bodyValidator.errors ?? [], body.schema, sent, 'body', 'The request body is not valid.');
+        const fields = { ...mapped.fields, ...refused };
         const batch = Boolean(body.schema['x-batch-key']);
         ctx.state.body = tripwire(sent, () => {
           if (batch) options.onBatchRejected?.(Array.isArray(sent) ? (sent as unknown[]).length : 1);
-          return new InputError(detail, fields);
+          return new InputError(mapped.detail, fields);
         });
       }
     }

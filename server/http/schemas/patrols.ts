@@ -81,7 +81,7 @@ function segmentBody(nested: boolean, required: string[] = []): JSONSchema {
   const properties: Record<string, JSONSchema> = {
     id: { type: 'string', format: 'uuid', description: 'Client-supplied on create; on a nested segment, names the one to update.', 'x-error-code': 'invalid' },
     patrol: nested
-      ? readOnly('The patrol being written, as served; ignored.')
+      ? readOnly('Not allowed on a nested segment (the specification): 400 `not_allowed` in the fieldops profile; the earthranger profile accepts and ignores it, as the original does.')
       : { type: 'string', format: 'uuid', description: 'The patrol (required on create).', 'x-error-code': 'invalid' },
     patrol_type: { type: ['string', 'null'], maxLength: 100, description: 'A patrol type\'s value; unknown is 400.', 'x-error-code': 'invalid_type' },
     leader: leaderInput,
