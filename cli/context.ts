@@ -3,10 +3,13 @@
  * (for commands that need them) a connection to the server and the mirror. Commands stay thin:
  * they parse options, call sync/ or a library function, and render.
  */
+import fs from 'node:fs';
+import type { Knex } from 'knex';
 import { CredentialsFile } from '../sync/auth/credentials-file.js';
 import type { Session } from '../sync/auth/session.js';
 import type { WireLog } from '../sync/counting.js';
 import type { Transport } from '../sync/http.js';
+import type { UserIdentity } from '../sync/mirror/identity.js';
 import type { MirrorStore } from '../sync/mirror/store.js';
 import { UserFacingError } from './errors.js';
 import type { CliIo } from './main.js';
@@ -37,6 +40,15 @@ export interface CommandContext {
   info(text: string): void;
   /** A transient line on a terminal (cleared when the command ends); nothing otherwise. */
   status: StatusLine;
+  /** This laptop as the server sees it: filled once a mirror and a session are known (see bindMirror). */
+  device: DeviceState;
+}
+
+export interface DeviceState {
+  /** The mirror's client id, sent as `Fieldops-Client-Id` on every request once known. */
+  clientId: string | null;
+  /** Who the session is (a profile's login; null with FIELDOPS_TOKEN, which does not say). */
+  user: UserIdentity | null;
 }
 
 export function commandContext(io: CliIo, options: CommonOptions): CommandContext {
@@ -62,6 +74,7 @@ export function commandContext(io: CliIo, options: CommonOptions): CommandContex
     },
     status: new StatusLine(io.stderr, stderrTty),
     info: (text) => io.stderr.write(text + '\n'),
+    device: { clientId: null, user: null },
   };
   return ctx;
 }
@@ -96,7 +109,12 @@ export async function baseTransport(ctx: CommandContext, options: { retryUnsafe?
       ctx.status.update(`${what}; retrying in ${delayMs} ms (${attempt}/${ctx.settings.retries - 1})`);
     },
   });
-  return { transport, wire: counted.log, close: () => undici.close() };
+  return { transport: withClientId(transport, ctx.device), wire: counted.log, close: () => undici.close() };
+}
+
+/** Adds `Fieldops-Client-Id` once the mirror's id is known (read at each request: a first sync learns it mid-command). */
+function withClientId(transport: Transport, device: DeviceState): Transport {
+  return (request) => (device.clientId ? transport({ ...request, headers: { ...request.headers, 'fieldops-client-id': device.clientId } }) : transport(request));
 }
 
 /** A session from FIELDOPS_TOKEN or the profile's saved tokens. */
@@ -112,8 +130,11 @@ export async function connect(ctx: CommandContext, options: { server?: string; r
       session = tokenSession(normaliseServerUrl(server), ctx.settings.token);
     } else {
       session = await profileSession({ file: ctx.credentials, name: ctx.profile, transport: stack.transport, now: ctx.now });
+      ctx.device.user = { server: session.server, userId: session.userId, username: session.username };
     }
-    return { session, transport: authorizedTransport(stack.transport, session), wire: stack.wire, close: stack.close };
+    const transport = authorizedTransport(stack.transport, session);
+    await bindExistingMirror(ctx, session, transport);
+    return { session, transport, wire: stack.wire, close: stack.close };
   } catch (error) {
     await stack.close();
     throw error;
@@ -128,9 +149,55 @@ export async function openMirror(ctx: CommandContext, options: { create: boolean
   const file = mirrorPath(ctx.settings, ctx.profile);
   const [{ openMirrorDatabase }, { KnexMirrorStore }] = await Promise.all([import('../sync/mirror/open.js'), import('../sync/mirror/knex-store.js')]);
   const knex = await openMirrorDatabase(file, { create: options.create });
-  if (knex) return new KnexMirrorStore(knex);
+  if (knex) {
+    try {
+      await bindMirror(ctx, knex);
+    } catch (error) {
+      await knex.destroy();
+      throw error;
+    }
+    return new KnexMirrorStore(knex);
+  }
   if (options.optional) return null;
   throw new UserFacingError(`no mirror yet for profile "${ctx.profile}" (${file})`, `run \`fieldops sync${ctx.profile === 'default' ? '' : ` --profile ${ctx.profile}`}\` once while online`);
+}
+
+/**
+ * Ties the mirror to the session: the session's user becomes the mirror's identity (another
+ * user's or server's pulled records are deleted first; sync/mirror/identity.ts), and the
+ * mirror's client id is sent from now on. Without a session's user, only the client id is read.
+ */
+export async function bindMirror(ctx: CommandContext, knex: Knex): Promise<void> {
+  const { adoptIdentity, describeUser, readMirrorIdentity } = await import('../sync/mirror/identity.js');
+  if (ctx.device.user) {
+    const { previous, reset } = await adoptIdentity(knex, ctx.device.user);
+    if (reset && previous) ctx.warn(`the mirror held records pulled for ${describeUser(previous)} on ${previous.server}: deleted (their unsent records stay in the outbox, held for them)`);
+  }
+  ctx.device.clientId = (await readMirrorIdentity(knex)).clientId;
+}
+
+/**
+ * bindMirror for a mirror that already exists (commands that connect before opening it). A
+ * mirror that cannot be opened is left to the commands that use it to report.
+ */
+async function bindExistingMirror(ctx: CommandContext, session: Session, transport: Transport): Promise<void> {
+  const file = mirrorPath(ctx.settings, ctx.profile);
+  if (!fs.existsSync(file)) return;
+  const [{ openMirrorDatabase }, { fetchMe }] = await Promise.all([import('../sync/mirror/open.js'), import('../sync/auth/login.js')]);
+  let knex: Knex | null = null;
+  try {
+    knex = await openMirrorDatabase(file, { create: false });
+    if (knex && session.source === 'token') {
+      // FIELDOPS_TOKEN does not say whose it is: asked once, so the mirror is given to that user.
+      const me = await fetchMe(transport, session.server).catch(() => null);
+      if (me) ctx.device.user = { server: session.server, userId: typeof me.id === 'string' ? me.id : null, username: me.username };
+    }
+    if (knex) await bindMirror(ctx, knex);
+  } catch {
+    // Reported by the command that reads the mirror (with its hint); whoami and the like still work.
+  } finally {
+    await knex?.destroy();
+  }
 }
 
 export function printJson(ctx: CommandContext, value: unknown): void {

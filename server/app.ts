@@ -29,6 +29,8 @@ import { routeTable } from './http/routes/index.js';
 import { requestMetrics } from './http/middleware/metrics.js';
 import { compressResponses } from './http/middleware/compress.js';
 import { validateRequest } from './http/middleware/validate.js';
+import { idempotencyStep } from './http/middleware/idempotency.js';
+import type { IdempotencyService } from './domain/idempotency/service.js';
 import { fieldopsRequestRule } from './http/presentation/request-rules.js';
 import { presentProfile } from './http/presentation/middleware.js';
 import { publishChanges } from './http/realtime/publish.js';
@@ -81,6 +83,8 @@ export interface Services {
   syncRepair: SyncRepairService;
   /** The package version (the `status` endpoint reports it). */
   version: string;
+  /** Stored answers of record writes sent with an Idempotency-Key (issue 26); without it the header is ignored. */
+  idempotency?: IdempotencyService;
   /** Response profile of clients that name none (CONTRACT §11). */
   apiProfile: ApiProfile;
   /** JSON and text bodies larger than this are compressed (FIELDOPS_COMPRESS_MIN_BYTES; default 1024). */
@@ -108,6 +112,11 @@ export function createApp(services: Services): Koa<AppState> {
     if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
     const validate = validateRequest(route, ajv, { onBatchRejected, requestRule: fieldopsRequestRule(route.name, services.apiProfile) });
     if (validate) steps.push(validate);
+    const idempotent = route.idempotent;
+    if (idempotent && services.idempotency) {
+      const readBack = routes.find((candidate) => candidate.name === idempotent.readBack)?.handler ?? null;
+      steps.push(idempotencyStep({ ...route, idempotent }, { service: services.idempotency, readBack }));
+    }
     steps.push(async (ctx) => route.handler(ctx));
     for (const path of route.paths) router.register(path, [route.method], steps as never, { name: route.name });
   }

@@ -74,6 +74,8 @@ export interface Config {
   readonly realtime: { readonly authorizeSeconds: number; readonly sessionsPerAddress: number; readonly sessions: number };
   /** How long the sync change log keeps a row (FIELDOPS_SYNC_RETENTION_DAYS, default 90); older cursors are answered 410. */
   readonly syncRetentionDays: number;
+  /** How long a write's Idempotency-Key and answer are kept (FIELDOPS_IDEMPOTENCY_DAYS, default 30, at least 30). */
+  readonly idempotencyDays: number;
   /** JSON and text responses larger than this are sent br or gzip when the client accepts it (FIELDOPS_COMPRESS_MIN_BYTES). */
   readonly compressMinBytes: number;
 }
@@ -199,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     fileSweepSeconds: integer(env.FIELDOPS_FILE_SWEEP_SECONDS, 'FIELDOPS_FILE_SWEEP_SECONDS', 300, 0, 86400),
     fileGraceSeconds: integer(env.FIELDOPS_FILE_GRACE_SECONDS, 'FIELDOPS_FILE_GRACE_SECONDS', 3600, 60, 7 * 86400),
     syncRetentionDays: integer(env.FIELDOPS_SYNC_RETENTION_DAYS, 'FIELDOPS_SYNC_RETENTION_DAYS', 90, 1, 36500),
+    idempotencyDays: integer(env.FIELDOPS_IDEMPOTENCY_DAYS, 'FIELDOPS_IDEMPOTENCY_DAYS', 30, 30, 36500),
     workers: overrides.workers !== undefined ? parseWorkers(overrides.workers, '--workers') : env.FIELDOPS_WORKERS ? parseWorkers(env.FIELDOPS_WORKERS, 'FIELDOPS_WORKERS') : 1,
     compressMinBytes: integer(env.FIELDOPS_COMPRESS_MIN_BYTES, 'FIELDOPS_COMPRESS_MIN_BYTES', 1024, 0, 64 * 1024 * 1024),
     realtime: {

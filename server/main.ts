@@ -32,6 +32,9 @@ import { PatrolSweeper } from './domain/patrols/sweep.js';
 import type { SyncRetention } from './domain/sync/retention.js';
 import type { SyncBackfill } from './domain/sync/backfill.js';
 import { changeLogHooks, openSync, startSyncJobs, stopSyncJobs } from './sync-wiring.js';
+import { KnexIdempotencyRepository } from './db/repositories/idempotency.js';
+import { IdempotencyService } from './domain/idempotency/service.js';
+import { IdempotencySweep } from './domain/idempotency/sweep.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
@@ -71,6 +74,8 @@ export interface Runtime {
   syncRetention: SyncRetention;
   /** Logs the records written before the change log existed, once per tenant (issue 25). */
   syncBackfill: SyncBackfill;
+  /** Deletes Idempotency-Keys past FIELDOPS_IDEMPOTENCY_DAYS, hourly (issue 26). */
+  idempotencySweep: IdempotencySweep;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -124,7 +129,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     throw translateConnectError(error, config.database);
   }
   const hot = openHotReads(config.database, { onIdleError: (error) => logger.warn({ err: error }, 'hot-read connection lost') });
-  const store = createStore(database, hot, changeLogHooks(clock));
+  const store = createStore(database, hot, changeLogHooks(clock, { dialect: database.dialect, retentionDays: config.idempotencyDays }));
+  const idempotencyKeys = new KnexIdempotencyRepository(database.knex, database.dialect);
   const users = new UserService({ store, clock, passwordHashCost: config.passwordHashCost, commonPasswords: loadCommonPasswords() });
   const oauth = new OAuthService({
     store,
@@ -174,6 +180,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     startup: new StartupService({ store, clock }),
     syncFeed: sync.feed,
     syncRepair: sync.repair,
+    idempotency: new IdempotencyService({ repository: idempotencyKeys }),
     realtime: new RealtimeHub(options.realtimeRelay ?? null),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
@@ -183,7 +190,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     await database.close();
   };
   const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });
-  return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention: sync.retention, syncBackfill: sync.backfill, clock, close };
+  const idempotencySweep = new IdempotencySweep({ repository: idempotencyKeys, clock, logger });
+  return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention: sync.retention, syncBackfill: sync.backfill, idempotencySweep, clock, close };
 }
 
 export interface RunningServer {
@@ -283,6 +291,7 @@ async function abandonPrepared(prepared: PreparedServer, error: unknown): Promis
   await prepared.runtime.sweeper.stop();
   await prepared.runtime.fileSweeper.stop();
   await stopSyncJobs({ retention: prepared.runtime.syncRetention, backfill: prepared.runtime.syncBackfill });
+  await prepared.runtime.idempotencySweep.stop();
   await prepared.listener.close();
   await prepared.runtime.close();
   return prepared.bootstrap.generatedAdminPassword ? new AdminCreatedError(error, prepared.bootstrap.generatedAdminPassword) : error;
@@ -318,6 +327,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
   runtime.sweeper.start(config.patrolSweepSeconds);
   runtime.fileSweeper.start(config.fileSweepSeconds);
   startSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
+  runtime.idempotencySweep.start();
   const handle = app.callback();
   const revalidate = fastRevalidation(runtime.services);
   const server = listener.server;
@@ -371,6 +381,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
         await runtime.sweeper.stop();
         await runtime.fileSweeper.stop();
         await stopSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
+        await runtime.idempotencySweep.stop();
         await runtime.close();
       })()),
   };

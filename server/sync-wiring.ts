@@ -4,7 +4,9 @@
  * periodic jobs (the one-time backfill of records older than the log, and retention).
  */
 import type { Logger } from 'pino';
-import type { Database } from './db/knex.js';
+import type { Database, Dialect } from './db/knex.js';
+import { KnexIdempotencyRepository } from './db/repositories/idempotency.js';
+import { claimCommitted, claimInTransaction } from './domain/idempotency/claim-hook.js';
 import type { StoreHooks } from './db/store.js';
 import { KnexSyncFeedReads } from './db/sync/feed-read.js';
 import { KnexSyncRetentionStore } from './db/sync/feed-retention.js';
@@ -23,9 +25,20 @@ import type { Metrics } from './metrics/metrics.js';
 /** How often each process prunes the change log past its retention (counted in days). */
 const SYNC_RETENTION_SWEEP_SECONDS = 3600;
 
-/** Every write transaction appends its change-log entries before it commits. */
-export function changeLogHooks(clock: Clock): StoreHooks {
-  return { beforeCommit: (repos, changes) => recordChanges(repos, changes, clock.now()) };
+/**
+ * Every write transaction appends its change-log entries before it commits; with `idempotency`,
+ * the first one of a request sent with an Idempotency-Key also stores the key (issue 26).
+ */
+export function changeLogHooks(clock: Clock, idempotency?: { dialect: Dialect; retentionDays: number }): StoreHooks {
+  if (!idempotency) return { beforeCommit: (repos, changes) => recordChanges(repos, changes, clock.now()) };
+  return {
+    async beforeCommit(repos, changes, trx) {
+      const now = clock.now();
+      await recordChanges(repos, changes, now);
+      await claimInTransaction(new KnexIdempotencyRepository(trx, idempotency.dialect), changes, now, idempotency.retentionDays);
+    },
+    afterCommit: claimCommitted,
+  };
 }
 
 export interface SyncParts {

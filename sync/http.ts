@@ -18,6 +18,21 @@ export interface TransportRequest {
    * finish, but no retry starts (sync/retry.ts); a retry not made rejects coded `ABORTED`.
    */
   stop?: AbortSignal;
+  /**
+   * The server treats a repeat of this request as a duplicate (the sensor intake de-duplicates
+   * by source and `recorded_at`), so a retry after an ambiguous failure is safe (sync/retry.ts).
+   * A request with an `idempotency-key` header is repeatable without saying so.
+   */
+  repeatable?: boolean;
+}
+
+/** The header that makes a record write safe to repeat (docs/sync.md "Idempotent writes"). */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+/** Whether a retry of the request after an ambiguous failure cannot write twice. */
+export function safeToRepeat(request: TransportRequest): boolean {
+  if (request.method === 'GET' || request.repeatable === true) return true;
+  return Object.keys(request.headers ?? {}).some((name) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER);
 }
 
 export interface TransportResponse {

@@ -1,16 +1,18 @@
 /**
  * Bounded retries with exponential backoff, as a transport decorator. Retried: network failures
- * (not TLS failures, nor a request abandoned through its signal) and 5xx/429 answers. Requests that change state are retried only when the caller says they
- * are safe to repeat (the sensor endpoints de-duplicate) or when the request cannot have reached
- * the server (connection refused); an OAuth refresh must never be sent twice, since reusing a
- * rotated refresh token revokes the whole token family.
+ * (not TLS failures, nor a request abandoned through its signal) and 5xx/429 answers. Requests
+ * that change state are retried only when a repeat cannot write twice (`safeToRepeat`: the
+ * request carries an Idempotency-Key, or says it is `repeatable`, as the de-duplicating sensor
+ * posts do), when the policy says so for every request (`retryUnsafe`: a sensor replay), or
+ * when the request cannot have reached the server (connection refused); an OAuth refresh must
+ * never be sent twice, since reusing a rotated refresh token revokes the whole token family.
  *
  * Interruption: a request's `stop` (the first Ctrl-C) lets the attempt in flight finish but
  * starts no retry, and its `signal` (the second) abandons the attempt in flight; either one cuts
  * a backoff under way short. A retry not made rejects ABORTED, like an abandoned request.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { TransportError, header, type Transport, type TransportRequest, type TransportResponse } from './http.js';
+import { TransportError, header, safeToRepeat, type Transport, type TransportRequest, type TransportResponse } from './http.js';
 
 export interface RetryPolicy {
   /** Total tries, the first included (>= 1). */
@@ -18,7 +20,7 @@ export interface RetryPolicy {
   /** Delay before the first retry; doubled each time, with jitter, up to `maxDelayMs`. */
   baseDelayMs: number;
   maxDelayMs?: number;
-  /** Whether POST/PUT/PATCH/DELETE may be repeated after an ambiguous failure. */
+  /** Whether every POST/PUT/PATCH/DELETE may be repeated after an ambiguous failure (not only `safeToRepeat` ones). */
   retryUnsafe?: boolean;
   /** Waits `ms`; rejects (or resolves early) when `signal` fires. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -36,7 +38,7 @@ export function withRetries(transport: Transport, policy: RetryPolicy): Transpor
   const wait = policy.sleep ?? sleep;
   const random = policy.random ?? Math.random;
   return async (request: TransportRequest): Promise<TransportResponse> => {
-    const safe = request.method === 'GET' || policy.retryUnsafe === true;
+    const safe = safeToRepeat(request) || policy.retryUnsafe === true;
     for (let attempt = 1; ; attempt++) {
       let reason: string;
       let retryAfterMs: number | undefined;

@@ -24,7 +24,7 @@ export function registerOutboxCommands(program: Command, io: CliIo): void {
         }
         const { formatTable } = await import('../output/table.js');
         if (entries.length > 0) {
-          ctx.print(formatTable(['id', 'kind', 'status', 'recorded', 'source / reason'], entries.map((e) => [e.id, e.kind, colour(ctx, e.status), e.recordedAt.slice(0, 19), e.reason ?? e.source ?? ''])));
+          ctx.print(formatTable(['id', 'kind', 'status', 'by', 'recorded', 'source / reason'], entries.map((e) => [e.id, e.kind, colour(ctx, e.status), e.username ?? '', e.recordedAt.slice(0, 19), e.reason ?? e.source ?? ''])));
         }
         ctx.print(`${counts.pending} pending, ${counts.sent} sent, ${counts.rejected} rejected, ${counts.conflict} in conflict${counts.dropped ? `, ${counts.dropped} dropped` : ''}`);
       }),
@@ -103,7 +103,7 @@ async function findEntry(stores: OfflineStores, id: string): Promise<OutboxEntry
 
 const entryJson = (e: OutboxEntry) => ({
   id: e.id, seq: e.seq, kind: e.kind, target: e.target, depends_on: e.dependsOn, status: e.status, reason: e.reason, source: e.source,
-  recorded_at: e.recordedAt, sent_at: e.sentAt, body: e.body, theirs: e.theirs,
+  recorded_at: e.recordedAt, sent_at: e.sentAt, username: e.username, user_id: e.userId, server: e.server, body: e.body, theirs: e.theirs,
 });
 
 function colour(ctx: CommandContext, status: string): string {

@@ -11,7 +11,7 @@ export function registerWhoamiCommand(program: Command, io: CliIo): void {
       try {
         const me = await fetchMe(connection.transport, connection.session.server);
         const via = connection.session.source === 'token' ? 'FIELDOPS_TOKEN' : `profile "${ctx.profile}"`;
-        if (ctx.json) printJson(ctx, { ...me, server: connection.session.server, profile: connection.session.profile, via: connection.session.source });
+        if (ctx.json) printJson(ctx, { ...me, server: connection.session.server, profile: connection.session.profile, via: connection.session.source, client_id: ctx.device.clientId });
         else ctx.print(`${me.username}${me.name ? ` (${me.name}${me.email ? `, ${me.email}` : ''})` : ''} on ${connection.session.server} via ${via}`);
       } finally {
         await connection.close();

@@ -1,6 +1,19 @@
-/** The offline lists: what was pulled, plus what was recorded here and not yet pushed. */
+/**
+ * The offline lists: what was pulled, plus what was recorded here and not yet pushed by the
+ * mirror's current user (another user's queued records on a shared laptop are theirs: not shown).
+ */
+import { readMirrorIdentity } from '../../sync/mirror/identity.js';
+import type { OutboxEntry } from '../../sync/outbox/model.js';
+import { recordedBy } from '../../sync/outbox/owner.js';
 import { pulledRows } from '../../sync/pull/pulled.js';
 import type { OfflineStores } from './open.js';
+
+/** The not-yet-pushed creates of `kind` recorded by the mirror's user (all, when no user is known). */
+async function recordedHere(stores: OfflineStores, kind: OutboxEntry['kind']): Promise<OutboxEntry[]> {
+  const me = (await readMirrorIdentity(stores.outbox.knex)).user;
+  const entries = (await stores.outbox.list({ status: ['pending', 'rejected', 'conflict'] })).filter((e) => e.kind === kind);
+  return me ? entries.filter((entry) => recordedBy(entry, me)) : entries;
+}
 
 export interface PatrolLine {
   serial: number | null;
@@ -13,7 +26,7 @@ export interface PatrolLine {
 }
 
 export async function listPatrols(stores: OfflineStores): Promise<PatrolLine[]> {
-  const local = (await stores.outbox.list({ status: ['pending', 'rejected', 'conflict'] })).filter((e) => e.kind === 'patrol.create');
+  const local = await recordedHere(stores, 'patrol.create');
   const pulled = await pulledRows(stores.outbox.knex, 'patrols');
   const known = new Set(pulled.map((p) => p.id));
   const lines: PatrolLine[] = local.filter((e) => !known.has(e.id)).map((e) => {
@@ -35,7 +48,7 @@ export interface EventLine {
 }
 
 export async function listEvents(stores: OfflineStores): Promise<EventLine[]> {
-  const local = (await stores.outbox.list({ status: ['pending', 'rejected', 'conflict'] })).filter((e) => e.kind === 'event.create');
+  const local = await recordedHere(stores, 'event.create');
   const pulled = await pulledRows(stores.outbox.knex, 'events');
   const known = new Set(pulled.map((p) => p.id));
   const lines: EventLine[] = local.filter((e) => !known.has(e.id)).map((e) => {

@@ -14,6 +14,8 @@ import * as patrolChildIds from './20261123_0801_patrol_child_ids.js';
 import * as subjectStatusIndex from './20261124_0101_subject_status_index.js';
 import * as storedFileRemovals from './20261125_0301_stored_file_removals.js';
 import * as changeFeed from './20261126_0101_change_feed.js';
+import * as syncMembersOrder from './20261126_0201_sync_members_order.js';
+import * as idempotencyKeys from './20261127_0101_idempotency_keys.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -35,4 +37,6 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261124_0101_subject_status_index', migration: subjectStatusIndex },
   { name: '20261125_0301_stored_file_removals', migration: storedFileRemovals },
   { name: '20261126_0101_change_feed', migration: changeFeed },
+  { name: '20261126_0201_sync_members_order', migration: syncMembersOrder },
+  { name: '20261127_0101_idempotency_keys', migration: idempotencyKeys },
 ];

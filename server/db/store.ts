@@ -54,9 +54,13 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
   };
 }
 
-/** Runs in every write transaction after its work, before its commit (the sync change log). */
+/**
+ * Runs in every write transaction after its work, before its commit (the sync change log, the
+ * Idempotency-Key claim); `trx` is that transaction. `afterCommit` runs once it committed.
+ */
 export interface StoreHooks {
-  beforeCommit(repos: Repositories, changes: ChangeSet): Promise<void>;
+  beforeCommit(repos: Repositories, changes: ChangeSet, trx: Executor): Promise<void>;
+  afterCommit?(): void;
 }
 
 /**
@@ -68,14 +72,21 @@ export interface StoreHooks {
 export function createStore(database: Database, hot?: HotReads, hooks?: StoreHooks): Store {
   const { knex } = database;
   // The unit of work: one transaction, its ChangeSet, and the hook before its commit.
-  const unitOfWork = <R>(work: (trx: Knex.Transaction, changes: ChangeSet, repos: Repositories) => Promise<R>): Promise<R> =>
-    knex.transaction(async (trx) => {
+  const unitOfWork = async <R>(work: (trx: Knex.Transaction, changes: ChangeSet, repos: Repositories) => Promise<R>): Promise<R> => {
+    let hooked = false;
+    const result = await knex.transaction(async (trx) => {
       const changes = transactionChangeSet();
       const repos = repositoriesFor(trx, database.dialect, changes);
       const result = await work(trx, changes, repos);
-      if (hooks && changes.marked().length > 0) await hooks.beforeCommit(repos, changes);
+      if (hooks && changes.marked().length > 0) {
+        await hooks.beforeCommit(repos, changes, trx);
+        hooked = true;
+      }
       return result;
     });
+    if (hooked) hooks?.afterCommit?.();
+    return result;
+  };
   return {
     repos: repositoriesFor(knex, database.dialect, NO_TRANSACTION, hot, unitOfWork),
     async transaction(work) {

@@ -21,6 +21,8 @@ import { fsFailure } from '../fs-failure.js';
 export interface StoredProfile {
   server: string;
   username: string;
+  /** The user's id on the server (from `users/me` at login); absent in profiles saved before it was kept. */
+  userId?: string | null;
   clientId: string;
   tokenEndpoint: string;
   revocationEndpoint: string | null;
@@ -126,6 +128,7 @@ function toFile(data: CredentialsData): unknown {
     profiles[name] = {
       server: p.server,
       username: p.username,
+      ...(p.userId ? { user_id: p.userId } : {}),
       client_id: p.clientId,
       token_endpoint: p.tokenEndpoint,
       revocation_endpoint: p.revocationEndpoint,
@@ -147,6 +150,7 @@ function fromFile(raw: any): CredentialsData {
     profiles[name] = {
       server: p.server,
       username: String(p.username ?? ''),
+      ...(typeof p.user_id === 'string' ? { userId: p.user_id } : {}),
       clientId: String(p.client_id ?? 'fieldops-cli'),
       tokenEndpoint: String(p.token_endpoint),
       revocationEndpoint: typeof p.revocation_endpoint === 'string' ? p.revocation_endpoint : null,

@@ -50,6 +50,7 @@ export async function login(input: LoginInput): Promise<{ profile: StoredProfile
     profile = {
       server: input.server,
       username: me.username,
+      userId: typeof me.id === 'string' ? me.id : null,
       clientId,
       tokenEndpoint: endpoints.tokenEndpoint,
       revocationEndpoint: endpoints.revocationEndpoint,

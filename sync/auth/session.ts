@@ -17,6 +17,8 @@ export interface Session {
   /** null with FIELDOPS_TOKEN. */
   profile: string | null;
   username: string | null;
+  /** The user's id on the server, when the profile saved it (null with FIELDOPS_TOKEN). */
+  userId: string | null;
   source: 'profile' | 'token';
   accessToken(): Promise<string>;
   /** After a 401 with `used`: a new token, or null when none can be had. */
@@ -24,7 +26,7 @@ export interface Session {
 }
 
 export function tokenSession(server: string, token: string): Session {
-  return { server, profile: null, username: null, source: 'token', accessToken: async () => token, renew: async () => null };
+  return { server, profile: null, username: null, userId: null, source: 'token', accessToken: async () => token, renew: async () => null };
 }
 
 export interface ProfileSessionOptions {
@@ -71,6 +73,7 @@ export async function profileSession(options: ProfileSessionOptions): Promise<Se
     server: start.server,
     profile: name,
     username: start.username,
+    userId: start.userId ?? null,
     source: 'profile',
     async accessToken() {
       if (!expiring(current)) return current.accessToken;

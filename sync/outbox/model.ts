@@ -29,6 +29,10 @@ export interface OutboxEntry extends Required<NewEntry> {
   recordedAt: string;
   sentAt: string | null;
   etag: string | null;
+  /** Who recorded it and the server it is for (sync/outbox/owner.ts); null on entries from before that was kept. */
+  userId?: string | null;
+  username?: string | null;
+  server?: string | null;
 }
 
 export interface OutboxCounts {

@@ -6,6 +6,9 @@
  */
 import type { Knex } from 'knex';
 import type { NewEntry, OutboxCounts, OutboxEntry, OutboxStatus } from './model.js';
+import { readMirrorIdentity } from '../mirror/identity.js';
+import { recordedBy } from './owner.js';
+import { recorderColumns } from './recorder.js';
 
 const INSERT_CHUNK = 200;
 
@@ -25,6 +28,9 @@ interface Row {
   recorded_at: string;
   sent_at: string | null;
   etag: string | null;
+  user_id: string | null;
+  username: string | null;
+  server: string | null;
 }
 
 const toEntry = (row: Row): OutboxEntry => ({
@@ -43,6 +49,9 @@ const toEntry = (row: Row): OutboxEntry => ({
   recordedAt: row.recorded_at,
   sentAt: row.sent_at,
   etag: row.etag,
+  userId: row.user_id ?? null,
+  username: row.username ?? null,
+  server: row.server ?? null,
 });
 
 export class OutboxStore {
@@ -56,11 +65,12 @@ export class OutboxStore {
     if (entries.length === 0) return 0;
     const recordedAt = new Date(this.now()).toISOString();
     return this.knex.transaction(async (trx) => {
+      const recorder = await recorderColumns(trx);
       let added = 0;
       for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
         const rows = entries.slice(i, i + INSERT_CHUNK).map((e) => ({
           id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
-          batch_key: e.batchKey ?? null, status: 'pending', source: e.source ?? null, recorded_at: recordedAt,
+          batch_key: e.batchKey ?? null, status: 'pending', source: e.source ?? null, recorded_at: recordedAt, ...recorder,
         }));
         const inserted = await trx('outbox').insert(rows).onConflict('id').ignore().returning('id');
         added += inserted.length;
@@ -72,17 +82,20 @@ export class OutboxStore {
   /**
    * Queues entries exported from another outbox (`fieldops outbox import`), in one transaction,
    * keeping their status, reason, server version and recording time; ids already here are
-   * skipped. Returns how many were new.
+   * skipped. Entries keep who recorded them; those exported without it are the importer's.
+   * Returns how many were new.
    */
   async importEntries(entries: ImportedEntry[]): Promise<number> {
     if (entries.length === 0) return 0;
     return this.knex.transaction(async (trx) => {
+      const recorder = await recorderColumns(trx);
       let added = 0;
       for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
         const rows = entries.slice(i, i + INSERT_CHUNK).map((e) => ({
           id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
           batch_key: e.batchKey ?? null, status: e.status, reason: e.reason, theirs: e.theirs === null || e.theirs === undefined ? null : JSON.stringify(e.theirs),
           source: e.source ?? null, recorded_at: e.recordedAt,
+          ...(e.server ? { user_id: e.userId ?? null, username: e.username ?? null, server: e.server } : recorder),
         }));
         added += (await trx('outbox').insert(rows).onConflict('id').ignore().returning('id')).length;
       }
@@ -108,9 +121,19 @@ export class OutboxStore {
     return (await query).map(toEntry);
   }
 
-  /** The next pending entries in recorded order, from `afterSeq` on. */
+  /**
+   * The next pending entries in recorded order, from `afterSeq` on, that the mirror's user may
+   * send: entries recorded by another user (or for another server) are skipped, held for them
+   * (owner.ts). An empty answer means none are left.
+   */
   async pending(afterSeq: number, limit: number): Promise<OutboxEntry[]> {
-    return (await this.knex<Row>('outbox').where({ status: 'pending' }).andWhere('seq', '>', afterSeq).orderBy('seq').limit(limit)).map(toEntry);
+    const me = (await readMirrorIdentity(this.knex)).user;
+    for (let after = afterSeq; ; ) {
+      const page = (await this.knex<Row>('outbox').where({ status: 'pending' }).andWhere('seq', '>', after).orderBy('seq').limit(limit)).map(toEntry);
+      const mine = me ? page.filter((entry) => recordedBy(entry, me)) : page;
+      if (mine.length > 0 || page.length === 0) return mine;
+      after = page[page.length - 1]!.seq;
+    }
   }
 
   async counts(): Promise<OutboxCounts> {
@@ -164,6 +187,10 @@ export interface ImportedEntry extends NewEntry {
   reason: string | null;
   theirs: unknown;
   recordedAt: string;
+  /** Who recorded it (absent in exports from before that was kept). */
+  userId?: string | null;
+  username?: string | null;
+  server?: string | null;
 }
 
 export type { OutboxEntry };

@@ -45,6 +45,10 @@ export interface ExportedEntry {
   theirs: unknown;
   source: string | null;
   recorded_at: string;
+  /** Who recorded it and the server it is for (absent in exports from before that was kept). */
+  user_id?: string | null;
+  username?: string | null;
+  server?: string | null;
   body: unknown;
   /** For `patrol.file`: the attached bytes (null when the copy beside the mirror is gone). */
   file?: ExportedFile | null;
@@ -81,7 +85,8 @@ export async function buildExport(input: ExportInput): Promise<OutboxExport> {
     counts[entry.status as keyof typeof counts]++;
     const out: ExportedEntry = {
       id: entry.id, kind: entry.kind, target: entry.target, depends_on: entry.dependsOn, base_etag: entry.baseEtag, batch_key: entry.batchKey,
-      status: entry.status, reason: entry.reason, theirs: entry.theirs, source: entry.source, recorded_at: entry.recordedAt, body: entry.body,
+      status: entry.status, reason: entry.reason, theirs: entry.theirs, source: entry.source, recorded_at: entry.recordedAt,
+      user_id: entry.userId ?? null, username: entry.username ?? null, server: entry.server ?? null, body: entry.body,
     };
     if (entry.kind === 'patrol.file') out.file = readAttachment(entry, input.onMissingFile);
     return out;
@@ -141,7 +146,7 @@ function exportProblem(document: unknown): string | null {
     seen.add(entry.id);
     if (!(OUTBOX_KINDS as readonly unknown[]).includes(entry.kind)) return `${at} has an unknown kind ${JSON.stringify(entry.kind)}`;
     if (!(UNSENT as unknown[]).includes(entry.status)) return `${at} has the status ${JSON.stringify(entry.status)} (only unsent records are exported)`;
-    for (const key of ['target', 'depends_on', 'base_etag', 'batch_key', 'reason', 'source'] as const) if (!optionalString(entry[key])) return `${at}: ${key} is not a string`;
+    for (const key of ['target', 'depends_on', 'base_etag', 'batch_key', 'reason', 'source', 'user_id', 'username', 'server'] as const) if (!optionalString(entry[key])) return `${at}: ${key} is not a string`;
     if (typeof entry.recorded_at !== 'string' || !isObject(entry.body)) return `${at} has no recorded_at or body`;
     if (entry.kind === 'patrol.file') {
       const file = entry.file;
@@ -180,6 +185,7 @@ export async function importExport(outbox: OutboxStore, document: OutboxExport, 
     return {
       id: e.id.toLowerCase(), kind: e.kind, target: e.target ?? null, dependsOn: e.depends_on ?? null, body, baseEtag: e.base_etag ?? null,
       batchKey: e.batch_key ?? null, source: e.source ?? null, status, reason: reason ?? null, theirs: e.theirs ?? null, recordedAt: e.recorded_at,
+      userId: e.user_id ?? null, username: e.username ?? null, server: e.server ?? null,
     };
   });
   const added = await outbox.importEntries(entries);

@@ -4,7 +4,7 @@
  * version is the one the laptop recorded. Paths are the API's (CONTRACT §5b, §6, §10).
  */
 import fs from 'node:fs';
-import type { TransportRequest } from '../http.js';
+import { IDEMPOTENCY_KEY_HEADER, type TransportRequest } from '../http.js';
 import type { OutboxEntry } from '../outbox/model.js';
 
 const EVENTS = '/api/v1.0/activity/events';
@@ -25,8 +25,19 @@ export interface ObservationBody {
   observation: Record<string, unknown>;
 }
 
-/** The request for one entry (observations go in batches: see `observationBatch`). */
+/**
+ * The request for one entry (observations go in batches: see `observationBatch`). Each carries
+ * the entry's id as its Idempotency-Key, so a repeat after a lost answer (the transport's retry,
+ * or the next push) is answered the first answer instead of writing again or meeting itself as
+ * a 409 or a 412.
+ */
 export function requestFor(server: string, entry: OutboxEntry, baseEtag: string | null): TransportRequest {
+  const request = unkeyedRequestFor(server, entry, baseEtag);
+  if (entry.kind === 'observation') return request;
+  return { ...request, headers: { ...request.headers, [IDEMPOTENCY_KEY_HEADER]: entry.id } };
+}
+
+function unkeyedRequestFor(server: string, entry: OutboxEntry, baseEtag: string | null): TransportRequest {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (baseEtag) headers['if-match'] = baseEtag;
   const body = JSON.stringify(entry.body);
@@ -73,6 +84,8 @@ export function observationBatch(server: string, entries: OutboxEntry[]): Transp
     url: `${server}/api/v1.0/sensors/${encodeURIComponent(first.sourceType)}/${encodeURIComponent(first.providerKey)}/status`,
     headers: JSON_HEADERS,
     body: JSON.stringify(entries.map((e) => (e.body as ObservationBody).observation)),
+    // The intake treats a repeat of a source's `recorded_at` as a duplicate (200).
+    repeatable: true,
   };
 }
 

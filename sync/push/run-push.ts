@@ -1,8 +1,12 @@
 /**
  * `fieldops push`: sends the outbox in recorded order, exactly once.
  *
+ * - Every record write carries the entry's id as its Idempotency-Key: a repeat after a lost
+ *   answer (the transport's own retry, or the next push) is answered the server's stored answer
+ *   (`Idempotent-Replayed: true`), a success like any other, so it is never a conflict with itself.
  * - Creates carry the id recorded offline. A 409 means the server has the record already (an
- *   earlier push was cut off after the server committed): its version is read back and compared;
+ *   earlier push was cut off after the server committed, and the server predates the key or
+ *   has forgotten it): its version is read back and compared;
  *   the same content marks the entry sent, different content marks it a conflict.
  * - An update carries `If-Match` with the ETag it was based on; a 412 marks it a conflict with
  *   the server's version kept beside it (`fieldops outbox resolve`).

@@ -4,6 +4,7 @@ import type { UploadSlots } from '../upload-slots.js';
 import { sendStoredFile } from '../file-download.js';
 import { withUpload } from '../middleware/upload.js';
 import { readBody, type BodyLimits } from '../middleware/body.js';
+import { beginIdempotent } from '../middleware/idempotency.js';
 import { presentPatrolFile } from '../presenters-patrols.js';
 import { requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
@@ -33,6 +34,7 @@ export function patrolFileHandlers(deps: { service: PatrolFileService; files: Fi
     },
     async update(ctx: AppContext) {
       const body = await readBody(ctx, ['json'], deps.bodyLimits);
+      await beginIdempotent(ctx, body);
       ctx.body = presentPatrolFile(await deps.service.updateMetadata(requestContext(ctx), patrolId(ctx), fileId(ctx), body), origin(ctx));
     },
     /** The bytes, with the sniffed type (see sendStoredFile: Range, presigned redirects). */

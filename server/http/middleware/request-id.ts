@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { Middleware } from '../state.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** `Fieldops-Client-Id` (the CLI's mirror, one per laptop and profile): logged when sane, else ignored. */
+const SANE_CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * Gives every request an id (a sane inbound X-Request-Id is honoured, anything else replaced),
@@ -24,8 +26,12 @@ export function requestIdAndLog(logger: Logger): Middleware {
     } finally {
       if (logger.isLevelEnabled('info')) {
         const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+        const clientId = ctx.get('Fieldops-Client-Id');
         logger.info(
-          { requestId, method: ctx.method, path: ctx.path, route: ctx.state.routeName, status: ctx.status, durationMs: Math.round(durationMs * 10) / 10 },
+          {
+            requestId, method: ctx.method, path: ctx.path, route: ctx.state.routeName, status: ctx.status, durationMs: Math.round(durationMs * 10) / 10,
+            ...(SANE_CLIENT_ID.test(clientId) ? { clientId } : {}),
+          },
           'request',
         );
       }

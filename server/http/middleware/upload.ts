@@ -6,6 +6,7 @@ import { TooManyUploadsError, type UploadSlots } from '../upload-slots.js';
 import type { AppContext } from '../state.js';
 import type { FormFields } from './body.js';
 import { nameTable } from '../../domain/name-table.js';
+import { beginIdempotent } from './idempotency.js';
 
 export interface UploadOptions {
   /** The multipart field that carries the file (e.g. `filecontent.file`). */
@@ -45,6 +46,9 @@ export async function withUpload<T>(ctx: AppContext, store: FileStore, options: 
   try {
     const upload = await readUpload(ctx, store, options);
     try {
+      // A keyed upload is hashed by its fields and its file's digest (not the multipart framing).
+      const file = upload.file ? { sha256: upload.file.staged.sha256, size: upload.file.staged.size, filename: upload.file.filename } : null;
+      await beginIdempotent(ctx, { fields: upload.fields, file });
       return await work(upload);
     } finally {
       await upload.file?.staged.discard();

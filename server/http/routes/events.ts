@@ -1,7 +1,7 @@
 import type { Services } from '../../app.js';
 import { eventHandlers } from '../handlers/events.js';
 import { eventPartHandlers } from '../handlers/events-notes.js';
-import { type Route, json } from './types.js';
+import { type Route, json, keyed } from './types.js';
 import { eventSchemas as s } from '../schemas/events.js';
 
 /**
@@ -18,21 +18,21 @@ export function eventRoutes(services: Services): Route[] {
   const segment = '/api/v1.0/activity/patrols/segments/:id/events';
   return [
     { name: 'segments.events', method: 'GET', paths: [segment], authenticate: true, schema: s.segmentEvents, handler: h.segmentEvents },
-    { name: 'segments.events.create', method: 'POST', paths: [segment], authenticate: true, body: json, schema: s.createSegmentEvent, handler: h.createSegmentEvent },
+    { name: 'segments.events.create', method: 'POST', paths: [segment], authenticate: true, body: json, schema: s.createSegmentEvent, handler: h.createSegmentEvent, idempotent: keyed.create('event', 'events.get', 'id', true) },
     { name: 'events.list', method: 'GET', paths: [list], authenticate: true, schema: s.list, handler: h.list },
-    { name: 'events.create', method: 'POST', paths: [list], authenticate: true, body: json, schema: s.create, handler: h.create },
+    { name: 'events.create', method: 'POST', paths: [list], authenticate: true, body: json, schema: s.create, handler: h.create, idempotent: keyed.create('event', 'events.get', 'id', true) },
     { name: 'events.get', method: 'GET', paths: one, authenticate: true, schema: s.get, handler: h.get },
-    { name: 'events.patch', method: 'PATCH', paths: one, authenticate: true, body: json, schema: s.patch, handler: h.update },
-    { name: 'events.delete', method: 'DELETE', paths: one, authenticate: true, schema: s.remove, handler: h.remove },
+    { name: 'events.patch', method: 'PATCH', paths: one, authenticate: true, body: json, schema: s.patch, handler: h.update, idempotent: keyed.update('event', 'events.get') },
+    { name: 'events.delete', method: 'DELETE', paths: one, authenticate: true, schema: s.remove, handler: h.remove, idempotent: keyed.remove('event') },
     { name: 'events.notes.list', method: 'GET', paths: [`${event}/notes`], authenticate: true, schema: s.listNotes, handler: p.listNotes },
-    { name: 'events.notes.create', method: 'POST', paths: [`${event}/notes`], authenticate: true, body: json, schema: s.createNote, handler: p.createNote },
+    { name: 'events.notes.create', method: 'POST', paths: [`${event}/notes`], authenticate: true, body: json, schema: s.createNote, handler: p.createNote, idempotent: keyed.create('event', 'events.note.get', 'noteId') },
     { name: 'events.note.get', method: 'GET', paths: [`${event}/note/:noteId`], authenticate: true, schema: s.getNote, handler: p.getNote },
-    { name: 'events.note.patch', method: 'PATCH', paths: [`${event}/note/:noteId`], authenticate: true, body: json, schema: s.patchNote, handler: p.updateNote },
-    { name: 'events.note.delete', method: 'DELETE', paths: [`${event}/note/:noteId`], authenticate: true, schema: s.deleteNote, handler: p.deleteNote },
+    { name: 'events.note.patch', method: 'PATCH', paths: [`${event}/note/:noteId`], authenticate: true, body: json, schema: s.patchNote, handler: p.updateNote, idempotent: keyed.update('event', 'events.note.get') },
+    { name: 'events.note.delete', method: 'DELETE', paths: [`${event}/note/:noteId`], authenticate: true, schema: s.deleteNote, handler: p.deleteNote, idempotent: keyed.remove('event') },
     { name: 'events.files.list', method: 'GET', paths: [`${event}/files`], authenticate: true, schema: s.listFiles, handler: p.listFiles },
-    { name: 'events.files.upload', method: 'POST', paths: [`${event}/files`], authenticate: true, schema: s.upload, handler: p.upload },
+    { name: 'events.files.upload', method: 'POST', paths: [`${event}/files`], authenticate: true, schema: s.upload, handler: p.upload, idempotent: keyed.create('event', 'events.file.get', 'fileId', false, true) },
     { name: 'events.file.get', method: 'GET', paths: [`${event}/file/:fileId`], authenticate: true, schema: s.getFile, handler: p.getFile },
-    { name: 'events.file.delete', method: 'DELETE', paths: [`${event}/file/:fileId`], authenticate: true, schema: s.deleteFile, handler: p.deleteFile },
+    { name: 'events.file.delete', method: 'DELETE', paths: [`${event}/file/:fileId`], authenticate: true, schema: s.deleteFile, handler: p.deleteFile, idempotent: keyed.remove('event') },
     { name: 'events.file', method: 'GET', paths: [`${event}/file/:fileId/content`, `${list}/:id/files/:fileId/content`], authenticate: true, schema: s.file, handler: p.content },
   ];
 }

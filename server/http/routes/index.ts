@@ -10,6 +10,7 @@ import { startupRoutes } from './startup.js';
 import { staticRoutes } from './static.js';
 import { syncRoutes } from './sync.js';
 import type { Route } from './types.js';
+import { describeIdempotency } from './idempotent.js';
 
 export type { Route, Method } from './types.js';
 
@@ -19,7 +20,7 @@ export type { Route, Method } from './types.js';
  * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...syncRoutes(services), ...staticRoutes(services)];
+  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...syncRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
   // The description covers the whole table, its own routes included.
   table.push(...docsRoutes(() => table));
   return table;

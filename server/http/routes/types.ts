@@ -1,6 +1,7 @@
 import type { BodyKind } from '../middleware/body.js';
 import type { RouteSchema } from '../schemas/types.js';
 import type { AppContext } from '../state.js';
+import type { RecordKind } from '../../../protocol/sync.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type { RouteSchema } from '../schemas/types.js';
@@ -21,7 +22,30 @@ export interface Route {
    */
   schema: RouteSchema;
   handler: (ctx: AppContext) => Promise<void> | void;
+  /** A record write that honours `Idempotency-Key` (middleware/idempotency.ts). */
+  idempotent?: IdempotentRoute;
 }
+
+/** How a route honours `Idempotency-Key`, and how it answers a committed write whose answer was lost. */
+export interface IdempotentRoute {
+  /** The kind of record the write marks (events and their parts: `event`; patrols, segments and their parts: `patrol`). */
+  recordKind: RecordKind;
+  /** The GET route (by name) that renders the record now, or null (a delete: nothing to render). */
+  readBack: string | null;
+  /** The route's success status, which a re-rendered answer carries. */
+  status: number;
+  /** A create: the GET route's parameter that names the new record, from the body's `id` or (`marked`) the marked record. */
+  created?: { param: string; marked: boolean };
+  /** The handler reads the body itself and calls `beginIdempotent` before writing (uploads). */
+  bodyInHandler?: boolean;
+}
+
+/** `idempotent` entries of the route table. */
+export const keyed = {
+  create: (recordKind: RecordKind, readBack: string, param: string, marked = false, bodyInHandler = false): IdempotentRoute => ({ recordKind, readBack, status: 201, created: { param, marked }, bodyInHandler }),
+  update: (recordKind: RecordKind, readBack: string, bodyInHandler = false): IdempotentRoute => ({ recordKind, readBack, status: 200, bodyInHandler }),
+  remove: (recordKind: RecordKind): IdempotentRoute => ({ recordKind, readBack: null, status: 204 }),
+};
 
 export const json = ['json'] as const;
 

@@ -30,9 +30,13 @@ t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
   await api('POST', '/api/v2.0/activity/eventcategories', { value: 'monitoring', display: 'Monitoring' });
   await api('POST', '/api/v2.0/activity/eventtypes', { value: 'wildlife_sighting', display: 'Wildlife sighting', category: 'monitoring', geometry_type: 'Point' });
   const ids: string[] = [];
+  // The day key each event is in (its event time's UTC day: "30 minutes ago" is yesterday just after midnight).
+  const dayOf = new Map<string, string>();
   const newEvent = async (minutesAgo: number) => {
-    const created = await api('POST', EVENTS, { event_type: 'wildlife_sighting', time: new Date(Date.now() - minutesAgo * 60_000).toISOString(), location: { latitude: -1.28, longitude: 36.84 }, event_details: {} });
+    const time = Date.now() - minutesAgo * 60_000;
+    const created = await api('POST', EVENTS, { event_type: 'wildlife_sighting', time: new Date(time).toISOString(), location: { latitude: -1.28, longitude: 36.84 }, event_details: {} });
     ids.push(created.id);
+    dayOf.set(created.id, dayKeys('ev:day', 1, time)[0]!);
     return created.id as string;
   };
   for (let i = 0; i < 6; i++) await newEvent(30 + i);
@@ -46,7 +50,6 @@ t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
     return result.body;
   };
   const listed = async (c: CliEnv) => ((await json(c, ['events', 'list'])) as Array<{ id: string; origin: string }>).filter((e) => e.origin === 'server').map((e) => e.id).sort();
-  const today = dayKeys('ev:day', 1, Date.now())[0]!;
 
   await t.test('first pull through the feed, verified', async (t) => {
     const pulled = await json(cli, ['pull']);
@@ -83,10 +86,10 @@ t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
     mirror.prepare('update event_types set display = ?').run('Edited by hand');
     mirror.close();
     const found = await json(cli, ['verify'], 1);
-    t.match(found.scopes, [{ scope: today }], 'the day key of the deleted event differs');
+    t.match(found.scopes, [{ scope: dayOf.get(ids[1]!) }], 'the day key of the deleted event differs');
     t.match(found.tampered, [{ kind: 'event_type', columns: ['display'] }]);
     const repaired = await json(cli, ['verify', '--repair']);
-    t.match(repaired, { ok: true, repaired: { scopes: [{ scope: today, missing: 1, repaired: true }], restored_rows: 1 } });
+    t.match(repaired, { ok: true, repaired: { scopes: [{ scope: dayOf.get(ids[1]!), missing: 1, repaired: true }], restored_rows: 1 } });
     t.ok((await listed(cli)).includes(ids[1]!), 'the event is back');
     t.match(await json(cli, ['verify']), { ok: true, tampered: [], scopes: [] });
   });
@@ -107,13 +110,15 @@ t.test(`the change feed with a real server and CLI (${dialect})`, async (t) => {
 
   await t.test('status and explain: server and local counts per scope', async (t) => {
     const status = await json(cli, ['status']);
-    const day = status.feed.per_scope.find((s: { scope: string }) => s.scope === today);
-    t.ok(day && day.server === day.local && day.local >= 6, JSON.stringify(day));
+    const dayKey = dayOf.get(ids[2]!)!;
+    const onThatDay = ids.filter((id) => dayOf.get(id) === dayKey && id !== ids[0]).length;
+    const day = status.feed.per_scope.find((s: { scope: string }) => s.scope === dayKey);
+    t.ok(day && day.server === day.local && day.local >= onThatDay, JSON.stringify(day));
     const explained = await json(cli, ['sync', '--explain']);
-    const key = explained.scopes.find((s: { key: string }) => s.key === today);
+    const key = explained.scopes.find((s: { key: string }) => s.key === dayKey);
     t.equal(key.server, key.local);
     const one = await json(cli, ['sync', '--explain', ids[2]!]);
-    t.match(one, { id: ids[2], held: { kind: 'event', scopes: [today] }, server: { served: true } });
+    t.match(one, { id: ids[2], held: { kind: 'event', scopes: [dayKey] }, server: { served: true } });
     t.equal((await cli.run(['sync', '--scope', 'bogus'])).code, 2, 'a bad --scope is a usage error');
   });
 

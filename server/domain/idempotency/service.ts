@@ -1,0 +1,42 @@
+/**
+ * Reads and answers of idempotency keys, outside the write's transaction (the claim itself is
+ * written by claim-hook.ts inside it). Knows no HTTP: the route step shapes the answers.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { WriteScope } from '../write-scope.js';
+import type { IdempotencyRepository, StoredAnswer, StoredKey } from './ports.js';
+
+/** Answers larger than this are not stored: a replay then re-renders the record instead. */
+export const MAX_STORED_ANSWER_BYTES = 256 * 1024;
+/** How long a request that lost the race waits for its twin's answer before re-rendering. */
+const TWIN_WAIT_MS = 5000;
+const TWIN_POLL_MS = 25;
+
+export class IdempotencyService {
+  constructor(private readonly deps: { repository: IdempotencyRepository }) {}
+
+  find(scope: WriteScope, key: string): Promise<StoredKey | null> {
+    return this.deps.repository.find(scope.tenantId, scope.principalKey, key);
+  }
+
+  /**
+   * The stored key once its answer is there, waiting a little when the claim is committed but
+   * its request has not stored the answer yet (a twin that is still answering).
+   */
+  async settled(scope: WriteScope, key: string, first: StoredKey): Promise<StoredKey> {
+    let stored = first;
+    for (let waited = 0; stored.state === 'committed' && waited < TWIN_WAIT_MS; waited += TWIN_POLL_MS) {
+      await delay(TWIN_POLL_MS);
+      stored = (await this.find(scope, key)) ?? stored;
+    }
+    return stored;
+  }
+
+  /** Stores the answer of the request whose write committed the claim; false when not stored (too large). */
+  async storeAnswer(scope: WriteScope, key: string, answer: StoredAnswer): Promise<boolean> {
+    const size = answer.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(answer.body));
+    if (size > MAX_STORED_ANSWER_BYTES) return false;
+    await this.deps.repository.answer(scope.tenantId, scope.principalKey, key, answer);
+    return true;
+  }
+}

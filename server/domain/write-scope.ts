@@ -1,0 +1,42 @@
+/**
+ * The write scope: who is writing and under which `Idempotency-Key`, for the duration of one
+ * request's handler (issue 26; docs/design/offline-writes-plan.md §1).
+ *
+ * NOTE: an AsyncLocalStorage rather than an argument. Record writes reach the unit of work
+ * through dozens of `store.transaction` call sites; the scope is read only by the unit of
+ * work's hooks (domain/idempotency/claim-hook.ts), so no service has to carry it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RecordKind } from '../../protocol/sync.js';
+
+/** What a request's first committing write transaction stores with its key. */
+export interface WriteClaim {
+  key: string;
+  /** sha256 (hex) of the request's canonical form: same key and another hash is a 422. */
+  requestHash: string;
+  /** The route's name (`events.patch`): what the key was used for. */
+  op: string;
+  /** The kind of record the route writes: the marked record of this kind is stored with the key. */
+  recordKind: RecordKind;
+}
+
+export interface WriteScope {
+  tenantId: string;
+  /** `user:<id>` or `client:<client id>`: keys of different principals never meet. */
+  principalKey: string;
+  /** Set once the request's hash is known (after the body, or the upload, was read). */
+  claim: WriteClaim | null;
+  /** The record stored with the claim (the first marked record of `claim.recordKind`). */
+  record: { kind: string; id: string } | null;
+  /** Written by a transaction that has not finished yet: committed once it does. */
+  pending: boolean;
+  /** The claim row is committed: later transactions of the same request add none. */
+  claimed: boolean;
+}
+
+export const writeScopes = new AsyncLocalStorage<WriteScope>();
+
+/** The scope of the request under way, when it carries an Idempotency-Key. */
+export function currentWriteScope(): WriteScope | undefined {
+  return writeScopes.getStore();
+}
