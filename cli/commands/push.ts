@@ -2,9 +2,6 @@ import type { Command } from 'commander';
 import { connect, printJson } from '../context.js';
 import { CommandExit, EXIT, UserFacingError } from '../errors.js';
 import type { CliIo } from '../main.js';
-import type { OutboxEntry } from '../../sync/outbox/model.js';
-import type { UserIdentity } from '../../sync/mirror/identity.js';
-import type { PushReport } from '../../sync/push/run-push.js';
 import { clientAction, withCommonOptions } from './common.js';
 
 export function registerPushCommand(program: Command, io: CliIo): void {
@@ -24,7 +21,7 @@ export function registerPushCommand(program: Command, io: CliIo): void {
       ),
   ).action(
     clientAction(io, async (ctx) => {
-      const [{ openOffline }, { pushOutbox, pushProgress }, { renderPushReport, pushReportJson, interruptedLine }] = await Promise.all([
+      const [{ openOffline }, { emptyPushReport, heldFailure, pushMine }, { renderPushReport, pushReportJson, interruptedLine }] = await Promise.all([
         import('../record/open.js'),
         import('../record/push.js'),
         import('../render/push-report.js'),
@@ -32,24 +29,14 @@ export function registerPushCommand(program: Command, io: CliIo): void {
       const stores = await openOffline(ctx);
       try {
         if ((await stores.outbox.counts()).pending === 0) {
-          if (ctx.json) printJson(ctx, { ...pushReportJson(emptyReport()), held_for_others: [] });
+          if (ctx.json) printJson(ctx, { ...pushReportJson(emptyPushReport()), held_for_others: [] });
           else ctx.print('Nothing to push: the outbox is empty.');
           return;
         }
         // Retries only what is safe to repeat: keyed record writes and de-duplicated observations.
         const connection = await connect(ctx);
         try {
-          // connect() gave the mirror to this session's user: the outbox sends only their entries.
-          const me = ctx.device.user ?? { server: connection.session.server, userId: null, username: null };
-          const { heldForOthers } = await import('../../sync/outbox/owner.js');
-          const held = await heldForOthers(stores.outbox, me);
-          let report = emptyReport();
-          if ((await stores.outbox.counts()).pending > held.length) {
-            const progress = await pushProgress(ctx);
-            const pushed = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
-            // The engine counts every pending entry; those held for others were never its to send.
-            report = { ...pushed, total: pushed.total - held.length, remaining: Math.max(0, pushed.remaining - held.length) };
-          }
+          const { report, held, me } = await pushMine(ctx, connection, stores);
           if (ctx.json) printJson(ctx, { ...pushReportJson(report), held_for_others: held.map((e) => ({ id: e.id, kind: e.kind, username: e.username, user_id: e.userId, server: e.server })) });
           else {
             const text = report.total > 0 ? renderPushReport(report, ctx.out) : '';
@@ -73,26 +60,4 @@ export function registerPushCommand(program: Command, io: CliIo): void {
       }
     }),
   );
-}
-
-const emptyReport = (): PushReport => ({ total: 0, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, stoppedHint: null, interrupted: false, remaining: 0 });
-
-/**
- * Entries recorded by other users (or for another server) stay queued, unsent: said per user,
- * with how to send them (log in as that user) or give them up (drop).
- */
-export function heldFailure(held: OutboxEntry[], me: UserIdentity): UserFacingError {
-  const byUser = new Map<string, { username: string; server: string | null; count: number }>();
-  for (const entry of held) {
-    const username = entry.username ?? entry.userId ?? 'an unknown user';
-    const key = `${entry.server ?? ''} ${username}`;
-    const group = byUser.get(key) ?? { username, server: entry.server ?? null, count: 0 };
-    group.count++;
-    byUser.set(key, group);
-  }
-  const groups = [...byUser.values()];
-  const where = (g: { server: string | null }) => (g.server && g.server !== me.server ? ` for ${g.server}` : '');
-  const said = groups.map((g, i) => `${i === 0 ? `${g.count} ${g.count === 1 ? 'entry was' : 'entries were'}` : g.count} recorded by ${g.username}${where(g)}`).join(', ');
-  const logins = groups.map((g) => `log in as ${g.username} (fieldops login ${g.server && g.server !== me.server ? `--server ${g.server} ` : ''}--username ${g.username})`).join(' or ');
-  return new UserFacingError(said, `${logins} to send them, or drop them (fieldops outbox drop <id>)`, EXIT.failure);
 }

@@ -3,10 +3,13 @@
  * the logged-in server's. Shared by `fieldops push` and `fieldops sync`.
  */
 import { withFileLock } from '../../sync/file-lock.js';
+import type { UserIdentity } from '../../sync/mirror/identity.js';
+import type { OutboxEntry } from '../../sync/outbox/model.js';
+import { heldForOthers } from '../../sync/outbox/owner.js';
 import { mirrorFolderHint } from '../../sync/mirror/open-failure.js';
 import { runPush, type PushEvent, type PushInterrupt, type PushReport } from '../../sync/push/run-push.js';
 import type { Connection, CommandContext } from '../context.js';
-import { UserFacingError } from '../errors.js';
+import { EXIT, UserFacingError } from '../errors.js';
 import { mountProgress } from '../ui/live.js';
 import type { PushProgressProps } from '../ui/PushProgress.js';
 import type { OfflineStores } from './open.js';
@@ -22,6 +25,22 @@ export async function pushOutbox(ctx: CommandContext, connection: Connection, st
     folderHint: mirrorFolderHint(stores.file),
     onWait: () => ctx.info('another fieldops push of this mirror is running; waiting for it to finish'),
   });
+}
+
+export const emptyPushReport = (): PushReport => ({ total: 0, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, stoppedHint: null, interrupted: false, remaining: 0 });
+
+/**
+ * Pushes the entries of this session's user (connect() gave the mirror to them); the entries
+ * other users recorded on this laptop stay queued for them (`held`), counted in no total.
+ */
+export async function pushMine(ctx: CommandContext, connection: Connection, stores: OfflineStores): Promise<{ report: PushReport; held: OutboxEntry[]; me: UserIdentity }> {
+  const me = ctx.device.user ?? { server: connection.session.server, userId: null, username: null };
+  const held = await heldForOthers(stores.outbox, me);
+  if ((await stores.outbox.counts()).pending <= held.length) return { report: emptyPushReport(), held, me };
+  const progress = await pushProgress(ctx);
+  const pushed = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
+  // The engine counts every pending entry; those held for others were never its to send.
+  return { report: { ...pushed, total: pushed.total - held.length, remaining: Math.max(0, pushed.remaining - held.length) }, held, me };
 }
 
 /**
@@ -66,4 +85,24 @@ export async function pushProgress(ctx: CommandContext): Promise<{ onEvent: (eve
     },
     stop: () => view.stop(),
   };
+}
+
+/**
+ * Entries recorded by other users (or for another server) stay queued, unsent: said per user,
+ * with how to send them (log in as that user) or give them up (drop).
+ */
+export function heldFailure(held: OutboxEntry[], me: UserIdentity): UserFacingError {
+  const byUser = new Map<string, { username: string; server: string | null; count: number }>();
+  for (const entry of held) {
+    const username = entry.username ?? entry.userId ?? 'an unknown user';
+    const key = `${entry.server ?? ''} ${username}`;
+    const group = byUser.get(key) ?? { username, server: entry.server ?? null, count: 0 };
+    group.count++;
+    byUser.set(key, group);
+  }
+  const groups = [...byUser.values()];
+  const where = (g: { server: string | null }) => (g.server && g.server !== me.server ? ` for ${g.server}` : '');
+  const said = groups.map((g, i) => `${i === 0 ? `${g.count} ${g.count === 1 ? 'entry was' : 'entries were'}` : g.count} recorded by ${g.username}${where(g)}`).join(', ');
+  const logins = groups.map((g) => `log in as ${g.username} (fieldops login ${g.server && g.server !== me.server ? `--server ${g.server} ` : ''}--username ${g.username})`).join(' or ');
+  return new UserFacingError(said, `${logins} to send them, or drop them (fieldops outbox drop <id>)`, EXIT.failure);
 }

@@ -14,15 +14,19 @@ import { CommandExit, EXIT } from '../errors.js';
 import { interruptedLine } from '../render/push-report.js';
 import { mirrorPath } from '../settings.js';
 import { openOffline } from './open.js';
-import { pushOutbox, pushProgress } from './push.js';
+import { heldFailure, pushMine } from './push.js';
 
 export async function pushBeforeSync(ctx: CommandContext, connection: Connection): Promise<PushReport | null> {
   if (!fs.existsSync(mirrorPath(ctx.settings, ctx.profile))) return null;
   const stores = await openOffline(ctx);
   try {
     if ((await stores.outbox.counts()).pending === 0) return null;
-    const progress = await pushProgress(ctx);
-    const report = await pushOutbox(ctx, connection, stores, progress.onEvent).finally(progress.stop);
+    const { report, held, me } = await pushMine(ctx, connection, stores);
+    if (held.length > 0) {
+      const why = heldFailure(held, me);
+      ctx.warn(`${why.message}: they stay queued for them (${why.hint})`);
+    }
+    if (report.total === 0) return null;
     if (report.interrupted) {
       ctx.info(interruptedLine(report));
       throw new CommandExit(EXIT.interrupted);
