@@ -93,8 +93,8 @@ export interface FeedPage {
   denied: DeniedScope[];
   /**
    * Where a client may commit part of the page (docs/sync.md §8): after applying `changes[0]` to
-   * `changes[index]`, `cursor` resumes right after `changes[index]`. Increasing indexes, about
-   * one every tenth of a page (none on a page of fewer than 10 changes; absent from an older
+   * `changes[index]`, `cursor` resumes right after `changes[index]`. Increasing indexes, every
+   * floor(n / 10) of a page of n changes (none on a page of fewer than 10; absent from an older
    * server). A client that commits at them re-fetches at most a tenth of a page after a kill.
    */
   resume_points?: ResumePoint[];

@@ -10,7 +10,7 @@
  * collation, so that the order is the same on both dialects and in JavaScript.
  */
 import type { Knex } from 'knex';
-import type { RecordKind, ScopeSum } from '../../../protocol/sync.js';
+import { MAX_PAGE_CHANGES, type RecordKind, type ScopeSum } from '../../../protocol/sync.js';
 import type { LogPosition } from '../../domain/sync/cursor.js';
 import { type LogPage, type LogRow, type MemberEntry, type SyncFeedReads, type TenantFeedState, recordKey } from '../../domain/sync/feed-ports.js';
 import type { Dialect } from '../knex.js';
@@ -25,6 +25,8 @@ import { type Row, type SnapshotReader, placeholders, readSnapshot } from './sna
 const MOD = 4294967296;
 /** Ids per IN list. */
 const IDS = 500;
+/** Records read per statement: a whole page (MAX_PAGE_CHANGES). */
+const RECORDS = MAX_PAGE_CHANGES;
 
 const num = (value: unknown) => Number(value ?? 0);
 const split = (text: unknown) => (typeof text === 'string' && text.length > 0 ? text.split(' ') : []);
@@ -61,14 +63,48 @@ export class KnexSyncFeedReads implements SyncFeedReads {
     return [0, num(row?.p)];
   }
 
+  /**
+   * The next `limit` records of `keys` after `after` in (kind, id) byte order, each with its
+   * keys among `report` (default: `keys`) and its version; a record with none of `report` is
+   * left out.
+   */
   async snapshotPage(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number, report?: readonly string[]): Promise<MemberEntry[]> {
     if (keys.length === 0) return [];
-    const c = this.collate;
-    const agg = this.dialect === 'postgres' ? "string_agg(scope_key, ' ')" : "group_concat(scope_key, ' ')";
+    const rows = this.dialect === 'postgres' ? await this.snapshotPagePostgres(tenantId, keys, after, limit, report ?? keys) : await this.snapshotPageSqlite(tenantId, keys, after, limit, report);
+    return rows.map((row) => ({ kind: row.kind as RecordKind, id: String(row.record_id), version: num(row.version), keys: split(row.keys).sort() }));
+  }
+
+  /**
+   * PostgreSQL: walks sync_members_order_idx (20261126_0201) from the keyset, in order, to the
+   * page's `limit` distinct records (an index-only scan that stops there), then aggregates the
+   * keys of just those, one index probe each. `kind COLLATE "C" >= ''` (always true) is the
+   * partial index's predicate: stated, the index may be used. NOTE: written so because a GROUP
+   * BY over the walk is planned as a hash aggregate and sort of every member after the keyset
+   * (the planner underestimates how many match `keys`): ~25 ms a page at 22,000 records, not ~3.
+   */
+  private snapshotPagePostgres(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number, report: readonly string[]): Promise<Row[]> {
+    const bindings: unknown[] = [tenantId, ...keys];
+    let where = `tenant_id = ? AND kind COLLATE "C" >= '' AND scope_key IN ${placeholders(keys.length)}`;
+    if (after) {
+      where += ' AND (kind COLLATE "C", record_id COLLATE "C") > (?, ?)';
+      bindings.push(after[0], after[1]);
+    }
+    bindings.push(limit, tenantId, ...report);
+    const sql =
+      'SELECT page.kind, page.record_id, agg.version, agg.keys' +
+      ` FROM (SELECT DISTINCT kind COLLATE "C" AS kind, record_id COLLATE "C" AS record_id FROM sync_members WHERE ${where} ORDER BY 1, 2 LIMIT ?) page` +
+      " CROSS JOIN LATERAL (SELECT MAX(m.version) AS version, string_agg(m.scope_key, ' ') AS keys FROM sync_members m" +
+      ` WHERE m.tenant_id = ? AND m.kind COLLATE "C" >= '' AND m.kind COLLATE "C" = page.kind AND m.record_id COLLATE "C" = page.record_id AND m.scope_key IN ${placeholders(report.length)}) agg` +
+      ' WHERE agg.keys IS NOT NULL ORDER BY page.kind, page.record_id';
+    return this.all(sql, bindings);
+  }
+
+  /** SQLite: text compares bytewise; sync_members_record_idx is read in order (EXPLAIN QUERY PLAN). */
+  private snapshotPageSqlite(tenantId: string, keys: readonly string[], after: readonly [RecordKind, string] | null, limit: number, report?: readonly string[]): Promise<Row[]> {
     const bindings: unknown[] = [tenantId, ...keys];
     let where = `tenant_id = ? AND scope_key IN ${placeholders(keys.length)}`;
     if (after) {
-      where += ` AND (kind${c}, record_id${c}) > (?, ?)`;
+      where += ' AND (kind, record_id) > (?, ?)';
       bindings.push(after[0], after[1]);
     }
     bindings.push(limit);
@@ -76,11 +112,10 @@ export class KnexSyncFeedReads implements SyncFeedReads {
     // Reporting other keys: the page's records are chosen by `keys` (the inner keyset), their
     // keys are read among `report` (the outer aggregate).
     const sql = same
-      ? `SELECT kind, record_id, MAX(version) AS version, ${agg} AS keys FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind${c}, record_id${c} LIMIT ?`
-      : `SELECT kind, record_id, MAX(version) AS version, ${agg} AS keys FROM sync_members WHERE tenant_id = ? AND scope_key IN ${placeholders(report.length)} AND (kind, record_id) IN (SELECT kind, record_id FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind${c}, record_id${c} LIMIT ?) GROUP BY kind, record_id ORDER BY kind${c}, record_id${c}`;
+      ? `SELECT kind, record_id, MAX(version) AS version, group_concat(scope_key, ' ') AS keys FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind, record_id LIMIT ?`
+      : `SELECT kind, record_id, MAX(version) AS version, group_concat(scope_key, ' ') AS keys FROM sync_members WHERE tenant_id = ? AND scope_key IN ${placeholders(report.length)} AND (kind, record_id) IN (SELECT kind, record_id FROM sync_members WHERE ${where} GROUP BY kind, record_id ORDER BY kind, record_id LIMIT ?) GROUP BY kind, record_id ORDER BY kind, record_id`;
     if (!same) bindings.unshift(tenantId, ...report);
-    const rows = await this.all(sql, bindings);
-    return rows.map((row) => ({ kind: row.kind as RecordKind, id: String(row.record_id), version: num(row.version), keys: split(row.keys).sort() }));
+    return this.all(sql, bindings);
   }
 
   logPage(tenantId: string, keys: readonly string[], after: LogPosition, limit: number): Promise<LogPage> {
@@ -148,15 +183,27 @@ export class KnexSyncFeedReads implements SyncFeedReads {
     });
   }
 
-  async eventsByIds(tenantId: string, ids: readonly string[]): Promise<EventRecord[]> {
-    const out: EventRecord[] = [];
-    for (const chunk of chunks([...new Set(ids)], IDS)) out.push(...(await this.knex('events').where({ tenant_id: tenantId }).whereIn('id', chunk)).map(toEvent));
-    return out;
+  eventsByIds(tenantId: string, ids: readonly string[]): Promise<EventRecord[]> {
+    return this.rowsByIds('events', tenantId, ids, toEvent);
   }
 
-  async patrolsByIds(tenantId: string, ids: readonly string[]): Promise<Patrol[]> {
-    const out: Patrol[] = [];
-    for (const chunk of chunks([...new Set(ids)], IDS)) out.push(...(await this.knex('patrols').where({ tenant_id: tenantId }).whereIn('id', chunk)).map(toPatrol));
+  patrolsByIds(tenantId: string, ids: readonly string[]): Promise<Patrol[]> {
+    return this.rowsByIds('patrols', tenantId, ids, toPatrol);
+  }
+
+  /**
+   * Rows of a table keyed by (tenant_id, id uuid), a feed page's worth per statement. On
+   * PostgreSQL the ids go as one uuid[] parameter: the same plan as an IN list, without
+   * binding a thousand parameters one by one.
+   */
+  private async rowsByIds<T>(table: 'events' | 'patrols', tenantId: string, ids: readonly string[], map: (row: Row) => T): Promise<T[]> {
+    const out: T[] = [];
+    for (const chunk of chunks([...new Set(ids)], RECORDS)) {
+      const query = this.knex(table).where({ tenant_id: tenantId });
+      if (this.dialect === 'postgres') query.whereRaw('id = ANY(?::uuid[])', [chunk]);
+      else query.whereIn('id', chunk);
+      for (const row of (await query) as Row[]) out.push(map(row));
+    }
     return out;
   }
 

@@ -70,9 +70,13 @@ export class SyncFeedService {
     checkRequestedKeys(request.scopes);
     if (request.previous_scopes !== undefined) checkPreviousKeys(request.previous_scopes);
     const given = request.cursor === null ? null : decodeCursor(request.cursor);
+    // The two reads are independent: one round trip instead of two (the grants wait on the
+    // backfill check, so a tenant still preparing is answered 503 as before).
+    const granting = this.grants(principal, request.scopes);
+    granting.catch(() => {});
     const state = await this.deps.reads.tenantState(tenantId);
     if (!state.backfillDone) throw SyncFeedError.preparing(PREPARING_RETRY_SECONDS);
-    const grants = await this.grants(principal, request.scopes);
+    const grants = await granting;
     const keys = grants.granted;
     const f = fingerprintOf(whoIs(principal));
     const k = keySetHash(keys);
@@ -158,7 +162,9 @@ export class SyncFeedService {
     for (const stub of stubs) {
       const record = stub.op === 'put' ? views.get(recordKey(stub.kind, stub.id)) : null;
       if (record === undefined) continue;
-      out.push({ kind: stub.kind, id: stub.id, op: stub.op, version: stub.version, scopes: stub.scopes, record, after: encodeCursor(stub.after) });
+      // `after` is read for the one change a page is cut at (if any): encoded on demand.
+      const cursor = stub.after;
+      out.push({ kind: stub.kind, id: stub.id, op: stub.op, version: stub.version, scopes: stub.scopes, record, get after() { return encodeCursor(cursor); } });
     }
     return out;
   }

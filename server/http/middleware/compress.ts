@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import type { Middleware } from '../state.js';
 import { type ContentCoding, codedEtag, etagForNotModified, negotiateCoding } from '../content-coding.js';
+import { serialisedJson } from '../serialised-json.js';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -42,7 +43,14 @@ export function compressResponses(options: CompressOptions): Middleware {
     if (ctx.method === 'HEAD' || ctx.status < 200 || ctx.status === 204) return;
     if (ctx.response.get('Content-Encoding') || ctx.response.get('Content-Range') || /^\s*attachment/i.test(ctx.response.get('Content-Disposition'))) return;
     const coding = negotiateCoding(ctx.get('Accept-Encoding'));
-    if (coding === null) return;
+    if (coding === null) {
+      const ready = serialisedJson(ctx.body);
+      if (ready) {
+        ctx.body = ready;
+        ctx.set('Content-Type', type);
+      }
+      return;
+    }
     const body = ctx.body;
     const bytes = bodyBytes(body);
     if (bytes === null) return;
@@ -96,6 +104,8 @@ function bodyBytes(body: unknown): Buffer | null {
   // Koa 3's other body kinds: web streams and blobs (unbounded or binary), typed arrays.
   if (body instanceof ReadableStream || body instanceof Blob || body instanceof Response || ArrayBuffer.isView(body) || body instanceof ArrayBuffer) return null;
   if (typeof body === 'object') {
+    const ready = serialisedJson(body);
+    if (ready) return ready;
     // What Koa's respond() would write for an object body (application.js: JSON.stringify).
     const text = JSON.stringify(body);
     return text === undefined ? null : Buffer.from(text, 'utf8');

@@ -35,6 +35,10 @@ const feedPage: JSONSchema = named('SyncFeedPage', object({
   checkpoint: { anyOf: [{ type: 'null' }, checkpoint] },
   granted: array(key),
   denied: array(denied),
+  resume_points: {
+    ...array(object({ index: count, cursor: str() })),
+    description: 'Where a client may commit part of the page: after applying changes[0..index], `cursor` resumes right after changes[index]. Every floor(n/10) changes of a page of n, never at the last (none on a page of fewer than 10 changes).',
+  },
 }));
 
 const position: JSONSchema = { anyOf: [{ type: 'null' }, object({ kind, id: str(64) })] };
