@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { dialect } from '../../helpers/server.js';
+import { takeHorizonTurn } from '../../helpers/horizon-turn.js';
 import { type FeedFixture, createEvent, feedOnce as feed, pullAll, recount, startFeedServer } from './feed-support.js';
 
 const require = createRequire(import.meta.url);
@@ -20,6 +21,8 @@ async function horizonAge(s: FeedFixture['s'], token: string): Promise<number> {
  * the feed (reads never BEGIN IMMEDIATE); it answers what is committed.
  */
 t.test(`sync feed: a held transaction (${dialect})`, async (t) => {
+  // It holds the cluster's horizon on purpose: in turn with the files that need it to move.
+  await takeHorizonTurn(t);
   const fx = await startFeedServer(t);
   if (!fx) return;
   const { s, token } = fx;
