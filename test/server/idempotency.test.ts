@@ -157,6 +157,21 @@ t.test(`Idempotency-Key on record writes: replays, reuse, principals, twins, los
     t.equal((await s.request(`${ONE}/${created.body.id}`, keyedJson('DELETE', undefined, token, deleteKey))).status, 204);
   });
 
+  await t.test('an answer over 256 KiB is not stored: its replay is the record re-read, still once', async (t) => {
+    const key = newKey();
+    const body = { event_type: 'sighting', title: 'A long report', event_details: { report: 'x'.repeat(300 * 1024) } };
+    const first = await s.json(E, keyedJson('POST', body, token, key));
+    t.equal(first.status, 201, JSON.stringify(first.body).slice(0, 300));
+    t.ok(JSON.stringify(first.body).length > 256 * 1024, 'the answer is over the cap');
+    const row = await knexOf(s)('idempotency_keys').where({ key }).first();
+    t.match(row, { state: 'unstored', response_body: null }, 'the key is kept, its answer is not');
+    const again = await s.json(E, keyedJson('POST', body, token, key));
+    t.equal(again.status, 201);
+    t.ok(replayed(again));
+    t.same(again.body, first.body, 'the same record, read back');
+    t.equal(await count(s, 'events', { title: 'A long report' }), 1, 'written once');
+  });
+
   await t.test('an invalid or oversize header is 400 in the contract body; a quoted key is accepted', async (t) => {
     for (const bad of ['x'.repeat(256), 'two words', 'cl\u00e9']) {
       const answer = await s.json(E, keyedJson('POST', { event_type: 'sighting', event_details: {} }, token, bad));

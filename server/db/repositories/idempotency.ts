@@ -47,6 +47,10 @@ export class KnexIdempotencyRepository implements IdempotencyRepository {
       });
   }
 
+  async unstored(tenantId: string, principal: string, key: string): Promise<void> {
+    await this.db(TABLE).where({ tenant_id: tenantId, principal, key, state: 'committed' }).update({ state: 'unstored' });
+  }
+
   async deleteExpired(now: number, limit: number): Promise<number> {
     // One batch through the expiry index; the physical row id keeps the delete to those rows.
     const rowId = this.dialect === 'postgres' ? 'ctid' : 'rowid';
@@ -60,7 +64,7 @@ function toStoredKey(row: Record<string, unknown>): StoredKey {
   return {
     requestHash: String(row.request_hash).trim(),
     op: (row.op as string | null) ?? null,
-    state: answered ? 'answered' : 'committed',
+    state: answered ? 'answered' : row.state === 'unstored' ? 'unstored' : 'committed',
     recordKind: (row.record_kind as string | null) ?? null,
     recordId: (row.record_id as string | null) ?? null,
     answer: answered

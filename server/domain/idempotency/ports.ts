@@ -11,7 +11,8 @@ export interface StoredAnswer {
 export interface StoredKey {
   requestHash: string;
   op: string | null;
-  state: 'committed' | 'answered';
+  /** `unstored`: answered, but the answer was too large to keep (a replay re-reads the record at once). */
+  state: 'committed' | 'answered' | 'unstored';
   recordKind: string | null;
   recordId: string | null;
   answer: StoredAnswer | null;
@@ -37,6 +38,8 @@ export interface IdempotencyRepository {
   find(tenantId: string, principal: string, key: string): Promise<StoredKey | null>;
   /** Stores the answer of a committed claim (state `answered`). */
   answer(tenantId: string, principal: string, key: string, answer: StoredAnswer): Promise<void>;
+  /** Marks a committed claim answered without keeping the answer (state `unstored`). */
+  unstored(tenantId: string, principal: string, key: string): Promise<void>;
   /** Deletes up to `limit` rows that expired before `now`; answers how many went. */
   deleteExpired(now: number, limit: number): Promise<number>;
 }

@@ -35,7 +35,11 @@ export class IdempotencyService {
   /** Stores the answer of the request whose write committed the claim; false when not stored (too large). */
   async storeAnswer(scope: WriteScope, key: string, answer: StoredAnswer): Promise<boolean> {
     const size = answer.body === undefined ? 0 : Buffer.byteLength(JSON.stringify(answer.body));
-    if (size > MAX_STORED_ANSWER_BYTES) return false;
+    if (size > MAX_STORED_ANSWER_BYTES) {
+      // Said, so that a replay re-reads the record at once instead of waiting for an answer.
+      await this.deps.repository.unstored(scope.tenantId, scope.principalKey, key);
+      return false;
+    }
     await this.deps.repository.answer(scope.tenantId, scope.principalKey, key, answer);
     return true;
   }
