@@ -180,7 +180,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     startup: new StartupService({ store, clock }),
     syncFeed: sync.feed,
     syncRepair: sync.repair,
-    idempotency: new IdempotencyService({ repository: idempotencyKeys }),
+    idempotency: new IdempotencyService({ repository: idempotencyKeys, clock }),
     realtime: new RealtimeHub(options.realtimeRelay ?? null),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };

@@ -35,6 +35,7 @@ export const emptyPushReport = (): PushReport => ({ total: 0, sent: 0, alreadyTh
  */
 export async function pushMine(ctx: CommandContext, connection: Connection, stores: OfflineStores): Promise<{ report: PushReport; held: OutboxEntry[]; me: UserIdentity }> {
   const me = ctx.device.user ?? { server: connection.session.server, userId: null, username: null };
+  stores.outbox.sendAs(me);
   const held = await heldForOthers(stores.outbox, me);
   if ((await stores.outbox.counts()).pending <= held.length) return { report: emptyPushReport(), held, me };
   const progress = await pushProgress(ctx);

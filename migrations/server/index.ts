@@ -16,6 +16,7 @@ import * as storedFileRemovals from './20261125_0301_stored_file_removals.js';
 import * as changeFeed from './20261126_0101_change_feed.js';
 import * as syncMembersOrder from './20261126_0201_sync_members_order.js';
 import * as idempotencyKeys from './20261127_0101_idempotency_keys.js';
+import * as idempotencyPrincipal from './20261127_0102_idempotency_principal.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -39,4 +40,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261126_0101_change_feed', migration: changeFeed },
   { name: '20261126_0201_sync_members_order', migration: syncMembersOrder },
   { name: '20261127_0101_idempotency_keys', migration: idempotencyKeys },
+  { name: '20261127_0102_idempotency_principal', migration: idempotencyPrincipal },
 ];

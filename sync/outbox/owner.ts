@@ -14,7 +14,10 @@ import type { OutboxEntry } from './model.js';
 import type { OutboxStore } from './store.js';
 
 export function ownerOf(entry: OutboxEntry): UserIdentity | null {
-  return entry.server ? { server: entry.server, userId: entry.userId ?? null, username: entry.username ?? null } : null;
+  // An entry stamped with a server but no user (a mirror a token session used before identities
+  // were kept) is anyone's, as it always was: nobody could log in as "no one" to send it.
+  if (!entry.server || (!entry.userId && !entry.username)) return null;
+  return { server: entry.server, userId: entry.userId ?? null, username: entry.username ?? null };
 }
 
 /** True when `me` may send the entry: recorded by `me`, or by nobody known. */

@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import type { NewEntry, OutboxCounts, OutboxEntry, OutboxStatus } from './model.js';
-import { readMirrorIdentity } from '../mirror/identity.js';
+import { readMirrorIdentity, type UserIdentity } from '../mirror/identity.js';
 import { recordedBy } from './owner.js';
 import { recorderColumns } from './recorder.js';
 
@@ -114,6 +114,18 @@ export class OutboxStore {
     return rows.map(toEntry);
   }
 
+  /** Who a push sends as (the session's user); unset, `pending` goes by the mirror's identity. */
+  private sender: UserIdentity | null = null;
+
+  /**
+   * Sets who the entries are sent as: the session's own user, as the server will see them, never
+   * the user the mirror names (a token session whose user could not be learned must not send the
+   * previous user's entries: with no user known, only entries of no known user go).
+   */
+  sendAs(me: UserIdentity): void {
+    this.sender = me;
+  }
+
   async list(options: { status?: OutboxStatus[]; limit?: number } = {}): Promise<OutboxEntry[]> {
     const query = this.knex<Row>('outbox').orderBy('seq');
     if (options.status) query.whereIn('status', options.status);
@@ -127,7 +139,7 @@ export class OutboxStore {
    * (owner.ts). An empty answer means none are left.
    */
   async pending(afterSeq: number, limit: number): Promise<OutboxEntry[]> {
-    const me = (await readMirrorIdentity(this.knex)).user;
+    const me = this.sender ?? (await readMirrorIdentity(this.knex)).user;
     for (let after = afterSeq; ; ) {
       const page = (await this.knex<Row>('outbox').where({ status: 'pending' }).andWhere('seq', '>', after).orderBy('seq').limit(limit)).map(toEntry);
       const mine = me ? page.filter((entry) => recordedBy(entry, me)) : page;

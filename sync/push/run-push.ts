@@ -139,7 +139,10 @@ export async function runPush(options: PushOptions): Promise<PushReport> {
   const pushOne = async (entry: OutboxEntry) => {
     if (entry.dependsOn) {
       const blocker = failed.has(entry.dependsOn) ? 'rejected' : (await outbox.get(entry.dependsOn))?.status;
-      if (blocker && blocker !== 'sent' && blocker !== 'pending') {
+      // Entries go in recorded order, so a dependency still pending here was not this push's to
+      // send (recorded by another user on this laptop): the dependent waits with it.
+      if (blocker === 'pending') return;
+      if (blocker && blocker !== 'sent') {
         return settle([entry], 'rejected', { reason: `not sent: it depends on ${entry.dependsOn}, which is ${blocker}` });
       }
     }

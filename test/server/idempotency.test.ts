@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { ManualClock, dialect, jsonBody, startTestServer } from '../helpers/server.js';
 import { send } from '../helpers/catalog.js';
-import { E, ONE, changesOf, count, forgetAnswer, keyedJson, keyedUpload, knexOf, newKey, replayed } from './idempotency-support.js';
+import { E, ONE, P, changesOf, count, forgetAnswer, keyedJson, keyedUpload, knexOf, newKey, replayed } from './idempotency-support.js';
 
 const DAY = 86_400_000;
 
@@ -131,6 +132,31 @@ t.test(`Idempotency-Key on record writes: replays, reuse, principals, twins, los
       t.same(c.body, d.body);
       t.equal(await changesOf(s, 'event', event.id), before + 1, 'one write');
     }
+  });
+
+  await t.test('keyed patrol creates at once: each key holds its own patrol (no group commit shares a key)', async (t) => {
+    const sent = Array.from({ length: 8 }, () => ({ key: newKey(), id: randomUUID() }));
+    const answers = await Promise.all(sent.map(({ key, id }) => s.json(P, keyedJson('POST', { id, title: `Concurrent ${id}` }, token, key))));
+    t.same(answers.map((a) => a.status), sent.map(() => 201));
+    for (const { key, id } of sent) {
+      const row = await knexOf(s)('idempotency_keys').where({ key }).first();
+      t.match(row, { record_kind: 'patrol', record_id: id, state: 'answered' }, `the key of ${id} names it`);
+    }
+  });
+
+  await t.test('an application whose client id is 100 characters: its keyed writes are stored like any other', async (t) => {
+    // Its principal is `client:<client id>` (107 characters).
+    const clientId = `c${'x'.repeat(99)}`;
+    const secret = 'long-client-secret-0123456789';
+    await admin.createClient({ tenant: 'default', clientId, secret, permissions: ['add_event', 'view_event'] });
+    const basic = 'Basic ' + Buffer.from(`${clientId}:${secret}`).toString('base64');
+    const keyed = (key: string) => ({ method: 'POST', headers: { Authorization: basic, 'Content-Type': 'application/json', 'Idempotency-Key': key }, body: JSON.stringify({ event_type: 'sighting', title: 'Via a long client id', event_details: {} }) });
+    const key = newKey();
+    const created = await s.json(`${E}?client_id=${clientId}`, keyed(key));
+    t.equal(created.status, 201, JSON.stringify(created.body).slice(0, 300));
+    const again = await s.json(`${E}?client_id=${clientId}`, keyed(key));
+    t.ok(replayed(again), 'replayed');
+    t.match(await knexOf(s)('idempotency_keys').where({ key }).first(), { principal: `client:${clientId}` });
   });
 
   await t.test('committed but unanswered: the current representation, with the route success status', async (t) => {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { NewPatrol, PatrolRepository, ResolvedPatrolFilter } from '../../domain/patrols/ports.js';
 import type { Patrol, PatrolFile, PatrolNote, PatrolSegment, PatrolUpdate } from '../../domain/patrols/model.js';
 import type { Dialect } from '../knex.js';
+import { currentWriteScope } from '../../domain/write-scope.js';
 import type { Executor } from '../rows.js';
 import { KeyedWriteBatches } from '../write-batches.js';
 import type { TrackedTransaction } from '../tracked-transaction.js';
@@ -45,7 +46,9 @@ export class KnexPatrolRepository implements PatrolRepository {
 
   async createPatrol(write: NewPatrol): Promise<number> {
     const { tenantId, id } = write.patrol;
-    if (this.createBatches) return this.createBatches.submit(tenantId, write);
+    // A create sent with an Idempotency-Key takes a transaction of its own: a group commit runs
+    // under the request that started it, so its key hook would see that request's key.
+    if (this.createBatches && !currentWriteScope()) return this.createBatches.submit(tenantId, write);
     if (this.db.isTransaction || !this.tracked) {
       this.changes.mark('patrol', tenantId, id);
       return insertNewPatrol(this.db, this.dialect, write);

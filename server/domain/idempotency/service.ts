@@ -13,7 +13,7 @@ const TWIN_WAIT_MS = 5000;
 const TWIN_POLL_MS = 25;
 
 export class IdempotencyService {
-  constructor(private readonly deps: { repository: IdempotencyRepository }) {}
+  constructor(private readonly deps: { repository: IdempotencyRepository; clock: { now(): number } }) {}
 
   find(scope: WriteScope, key: string): Promise<StoredKey | null> {
     return this.deps.repository.find(scope.tenantId, scope.principalKey, key);
@@ -25,6 +25,9 @@ export class IdempotencyService {
    */
   async settled(scope: WriteScope, key: string, first: StoredKey): Promise<StoredKey> {
     let stored = first;
+    // A claim older than the wait has no answer coming (its request ended without storing one:
+    // the server stopped, or the answer could not be kept): re-read at once, never poll again.
+    if (this.deps.clock.now() - first.createdAt > TWIN_WAIT_MS) return stored;
     for (let waited = 0; stored.state === 'committed' && waited < TWIN_WAIT_MS; waited += TWIN_POLL_MS) {
       await delay(TWIN_POLL_MS);
       stored = (await this.find(scope, key)) ?? stored;
