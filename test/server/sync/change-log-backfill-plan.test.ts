@@ -93,16 +93,19 @@ t.test(`a step examines the next records by id, logged or not, and says where it
   t.same(await sync.unlogged(randomUUID(), 'event', null, 3), { ids: [], last: null, done: true }, 'another tenant\'s records are not examined');
 });
 
+/** PostgreSQL, as right after an upgrade: statistics that say both tables are empty, and none taken since. */
+async function emptyStatistics(knex: Knex): Promise<void> {
+  if (dialect !== 'postgres') return;
+  for (const table of ['events', 'sync_members']) await knex.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+  await knex.raw('ANALYZE events, sync_members');
+}
+
 t.test(`each step's statements are linear in the step, with statistics from before the members existed (${dialect})`, async (t) => {
   const fixture = await openLogFixture(t);
   if (!fixture) return;
   const { database, store, tenantId } = fixture;
   const { knex } = database;
-  if (dialect === 'postgres') {
-    // As right after an upgrade: statistics that say both tables are empty, and none taken since.
-    for (const table of ['events', 'sync_members']) await knex.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
-    await knex.raw('ANALYZE events, sync_members');
-  }
+  await emptyStatistics(knex);
   const ids = await insertEvents(database, tenantId, EVENTS);
   // Every other event is logged already: each step meets both.
   const logged = ids.filter((_, i) => i % 2 === 0);
@@ -156,10 +159,7 @@ t.test(`marking an event type re-reads its events' category keys by index, with 
   if (!fixture) return;
   const { database, store, tenantId } = fixture;
   const { knex } = database;
-  if (dialect === 'postgres') {
-    for (const table of ['events', 'sync_members']) await knex.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
-    await knex.raw('ANALYZE events, sync_members');
-  }
+  await emptyStatistics(knex);
   const type = randomUUID();
   await knex('event_types').insert({ id: type, tenant_id: tenantId, value: 'none', category: 'security', schema: '{}', created_at: 1, updated_at: 1 });
   const ids = await insertEvents(database, tenantId, EVENTS / 2);
