@@ -17,6 +17,9 @@ import * as changeFeed from './20261126_0101_change_feed.js';
 import * as syncMembersOrder from './20261126_0201_sync_members_order.js';
 import * as idempotencyKeys from './20261127_0101_idempotency_keys.js';
 import * as idempotencyPrincipal from './20261127_0102_idempotency_principal.js';
+import * as revisions from './20261128_0101_revisions.js';
+import * as mergeHistory from './20261128_0102_merge_history.js';
+import * as fileUploads from './20261128_0103_file_uploads.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -41,4 +44,7 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261126_0201_sync_members_order', migration: syncMembersOrder },
   { name: '20261127_0101_idempotency_keys', migration: idempotencyKeys },
   { name: '20261127_0102_idempotency_principal', migration: idempotencyPrincipal },
+  { name: '20261128_0101_revisions', migration: revisions },
+  { name: '20261128_0102_merge_history', migration: mergeHistory },
+  { name: '20261128_0103_file_uploads', migration: fileUploads },
 ];

@@ -32,6 +32,23 @@ export interface WriteScope {
   pending: boolean;
   /** The claim row is committed: later transactions of the same request add none. */
   claimed: boolean;
+  /** The mirror's client id (`Fieldops-Client-Id`), when sane: the device in history and conflict rows. */
+  deviceId?: string | null;
+  /**
+   * What a merged update did (set by domain/merge inside the write's transaction, before the
+   * commit): stored with the claim, answered per entry by the batched push.
+   */
+  outcome?: WriteOutcome;
+}
+
+/** The result of one record write as a batched push reports it (protocol/push.ts `PushOutcome`). */
+export interface WriteOutcome {
+  status: 'applied' | 'merged' | 'conflict' | 'replayed';
+  kind: 'event' | 'patrol' | 'segment' | 'subject';
+  id: string;
+  revision: number;
+  mergedFields: string[];
+  conflicts: Array<{ id: string; field: string; base: unknown; mine: unknown; theirs: unknown; status: 'open' | 'settled'; policy: string; settledBy?: 'policy' | 'mine' | 'theirs' }>;
 }
 
 export const writeScopes = new AsyncLocalStorage<WriteScope>();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
 import { strongEtag } from '../catalog/etag.js';
-import { type IfMatch } from '../client-input.js';
+import { type IfMatch, type WritePrecondition } from '../client-input.js';
 import type { ChoiceService } from '../choices/service.js';
 import { type Principal, type RequestContext, actingUser, requirePermission } from '../context.js';
 import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
@@ -101,7 +101,8 @@ export class EventService {
     });
   }
 
-  async update(ctx: RequestContext, id: string, body: unknown, ifMatch?: IfMatch): Promise<EventView> {
+  async update(ctx: RequestContext, id: string, body: unknown, pre: WritePrecondition = {}): Promise<EventView> {
+    const { ifMatch } = pre;
     const principal = requirePermission(ctx, 'change_event');
     const input = readEventBody(body, 'patch');
     // The details are checked outside the transaction (rendering reads the database) against the
@@ -150,7 +151,8 @@ export class EventService {
     });
   }
 
-  async delete(ctx: RequestContext, id: string, ifMatch?: IfMatch): Promise<void> {
+  async delete(ctx: RequestContext, id: string, pre: WritePrecondition = {}): Promise<void> {
+    const { ifMatch } = pre;
     const { tenantId } = requirePermission(ctx, 'delete_event');
     const released = await this.deps.store.transaction(async (repos) => {
       const current = await this.find(repos, tenantId, id);

@@ -4,7 +4,7 @@ import { type RequestContext, actingUser, requirePermission } from '../context.j
 import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
-import { type IfMatch } from '../client-input.js';
+import { type IfMatch, type WritePrecondition } from '../client-input.js';
 import { patrolEtag } from './etag.js';
 import type { PatrolListFilter } from './filters.js';
 import { type PatrolInput, type SegmentInput, readPatrolBody, readSegmentBody } from './input.js';
@@ -60,7 +60,8 @@ export class PatrolService {
   }
 
   /** PUT and PATCH: fields left out are unchanged; nested segments with an id are updated, others created. */
-  async update(ctx: RequestContext, id: string, body: unknown, ifMatch?: IfMatch): Promise<PatrolView> {
+  async update(ctx: RequestContext, id: string, body: unknown, pre: WritePrecondition = {}): Promise<PatrolView> {
+    const { ifMatch } = pre;
     const { tenantId } = requirePermission(ctx, 'change_patrol');
     const input = readPatrolBody(body);
     if (input.id && input.id !== id.toLowerCase()) throw InputError.field('id', 'mismatch', 'The body id differs from the URL.', ['Leave id out, or send the same one.']);
@@ -109,7 +110,7 @@ export class PatrolService {
     });
   }
 
-  async updateSegment(ctx: RequestContext, id: string, body: unknown): Promise<SegmentView> {
+  async updateSegment(ctx: RequestContext, id: string, body: unknown, _pre: WritePrecondition = {}): Promise<SegmentView> {
     const { tenantId } = requirePermission(ctx, 'change_patrol');
     const input = readSegmentBody(body, 'update');
     return this.deps.store.transaction(async (repos) => {

@@ -55,10 +55,10 @@ export function eventHandlers(deps: { events: EventService; trustProxy: boolean 
       single(ctx, 201, view);
     },
     async update(ctx: AppContext) {
-      single(ctx, 200, await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, ifMatch(ctx)));
+      single(ctx, 200, await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, { ifMatch: ifMatch(ctx) }));
     },
     async remove(ctx: AppContext) {
-      await deps.events.delete(requestContext(ctx), id(ctx), ifMatch(ctx));
+      await deps.events.delete(requestContext(ctx), id(ctx), { ifMatch: ifMatch(ctx) });
       ctx.status = 204;
     },
     async segmentEvents(ctx: AppContext) {

@@ -43,7 +43,7 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
     async update(ctx: AppContext) {
       const header = ctx.get('If-Match');
       const ifMatch = header ? (etag: string) => ifMatchSatisfied(header, etag) : undefined;
-      one(ctx, await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body, ifMatch));
+      one(ctx, await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body, { ifMatch }));
     },
 
     async listSegments(ctx: AppContext) {
