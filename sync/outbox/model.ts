@@ -3,7 +3,11 @@
  * the laptop when the record is made (imports derive it from the file's content and the row, see
  * ids.ts), and a create is sent with it, so the server can tell a repeat (409) from a new record.
  */
-export const OUTBOX_KINDS = ['event.create', 'event.update', 'patrol.create', 'patrol.update', 'patrol.note', 'patrol.file', 'observation'] as const;
+export const OUTBOX_KINDS = [
+  'event.create', 'event.update', 'event.note', 'event.file',
+  'patrol.create', 'patrol.update', 'patrol.note', 'patrol.file',
+  'segment.update', 'conflict.resolve', 'observation',
+] as const;
 export type OutboxKind = (typeof OUTBOX_KINDS)[number];
 
 export type OutboxStatus = 'pending' | 'sent' | 'rejected' | 'conflict' | 'dropped';
@@ -19,6 +23,10 @@ export interface NewEntry {
   /** Consecutive pending entries with the same key may be sent in one request. */
   batchKey?: string | null;
   source?: string | null;
+  /** For updates: the record's revision the change was made against (the pulled record's). */
+  baseRevision?: number | null;
+  /** For updates: the earlier pending entry of the same record this change follows (chained bases). */
+  baseEntry?: string | null;
 }
 
 export interface OutboxEntry extends Required<NewEntry> {

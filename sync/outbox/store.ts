@@ -31,6 +31,8 @@ interface Row {
   user_id: string | null;
   username: string | null;
   server: string | null;
+  base_revision?: number | string | null;
+  base_entry?: string | null;
 }
 
 const toEntry = (row: Row): OutboxEntry => ({
@@ -52,6 +54,8 @@ const toEntry = (row: Row): OutboxEntry => ({
   userId: row.user_id ?? null,
   username: row.username ?? null,
   server: row.server ?? null,
+  baseRevision: row.base_revision === undefined || row.base_revision === null ? null : Number(row.base_revision),
+  baseEntry: row.base_entry ?? null,
 });
 
 export class OutboxStore {

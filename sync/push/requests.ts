@@ -56,6 +56,8 @@ function unkeyedRequestFor(server: string, entry: OutboxEntry, baseEtag: string 
       return fileRequest(`${server}${PATROLS}/${entry.target}/files`, entry.body as FileBody);
     case 'observation':
       return observationBatch(server, [entry]);
+    default:
+      throw new Error(`outbox kind ${entry.kind} is sent by the batched push only`);
   }
 }
 
@@ -73,6 +75,8 @@ export function readBackUrl(server: string, entry: OutboxEntry): string | null {
     case 'patrol.file':
       return `${server}${PATROLS}/${entry.target}/files/${entry.id}`;
     case 'observation':
+      return null;
+    default:
       return null;
   }
 }
