@@ -28,8 +28,17 @@ export interface Change {
    * change of one record; a laptop ignores a change older than what it holds.
    */
   version: number;
-  /** What a conditional update of this record sends as If-Match (null: none offered). */
+  /**
+   * What a conditional update of this record sends as If-Match (null: none offered). Patrols
+   * offer none (specification rule 8): their updates name `revision` as their base instead.
+   */
   etag: string | null;
+  /**
+   * The record's revision (issue 26 §2): moves with every change of an event, patrol, segment
+   * or subject; what an offline update names as its base (`Fieldops-Base-Revision`, a push
+   * entry's `base`). Null for catalog kinds and for delete and remove.
+   */
+  revision: number | null;
   /** The requested-and-granted scope keys the record is in (empty for delete and remove). */
   scopes: string[];
   /** The record as its detail endpoint shows it; null for delete and remove. */

@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
+import type { TusUploads } from './storage/tus/server.js';
 import type { Store } from './domain/ports.js';
 import type { OAuthService } from './domain/oauth/service.js';
 import type { UserService } from './domain/users/service.js';
@@ -31,6 +32,8 @@ import { compressResponses } from './http/middleware/compress.js';
 import { validateRequest } from './http/middleware/validate.js';
 import { idempotencyStep } from './http/middleware/idempotency.js';
 import type { IdempotencyService } from './domain/idempotency/service.js';
+import type { ConflictService } from './domain/merge/conflicts.js';
+import type { PushParts } from './http/routes/push.js';
 import { fieldopsRequestRule } from './http/presentation/request-rules.js';
 import { presentProfile } from './http/presentation/middleware.js';
 import { publishChanges } from './http/realtime/publish.js';
@@ -85,6 +88,12 @@ export interface Services {
   version: string;
   /** Stored answers of record writes sent with an Idempotency-Key (issue 26); without it the header is ignored. */
   idempotency?: IdempotencyService;
+  /** Conflicts kept with both values and record history (issue 26 §3); without it those routes are absent. */
+  conflicts?: ConflictService;
+  /** The batched push (issue 26 §4): its admission and limits; without it the route is absent. */
+  push?: PushParts;
+  /** Resumable uploads (tus 1.0, issue 26 §6); without it those routes are absent. */
+  uploads?: TusUploads;
   /** Response profile of clients that name none (CONTRACT §11). */
   apiProfile: ApiProfile;
   /** JSON and text bodies larger than this are compressed (FIELDOPS_COMPRESS_MIN_BYTES; default 1024). */
@@ -109,7 +118,8 @@ export function createApp(services: Services): Koa<AppState> {
   for (const route of routes) {
     const steps: Middleware[] = [(ctx, next) => ((ctx.state.routeName = route.name), next())];
     if (route.authenticate) steps.push(auth);
-    if (route.body) steps.push(parseBody(route.body, services.bodyLimits));
+    if (route.admit) steps.push(route.admit);
+    if (route.body) steps.push(parseBody(route.body, route.bodyBytes ? { ...services.bodyLimits, jsonBytes: route.bodyBytes } : services.bodyLimits));
     const validate = validateRequest(route, ajv, { onBatchRejected, requestRule: fieldopsRequestRule(route.name, services.apiProfile) });
     if (validate) steps.push(validate);
     const idempotent = route.idempotent;

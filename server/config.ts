@@ -76,8 +76,21 @@ export interface Config {
   readonly syncRetentionDays: number;
   /** How long a write's Idempotency-Key and answer are kept (FIELDOPS_IDEMPOTENCY_DAYS, default 30, at least 30). */
   readonly idempotencyDays: number;
+  /**
+   * The batched push's admission (issue 26 §4): its largest body (FIELDOPS_PUSH_BODY_BYTES, 413
+   * beyond), batches running at once per process (FIELDOPS_PUSH_CONCURRENCY, 429 beyond) and the
+   * time a batch may run before the rest of its entries are `deferred` (FIELDOPS_PUSH_BUDGET_MS).
+   */
+  readonly push: { readonly bodyBytes: number; readonly concurrency: number; readonly budgetMs: number };
   /** JSON and text responses larger than this are sent br or gzip when the client accepts it (FIELDOPS_COMPRESS_MIN_BYTES). */
   readonly compressMinBytes: number;
+  /**
+   * Resumable uploads (tus; server/storage/tus/): how long an upload may stay unfinished or
+   * unattached (FIELDOPS_UPLOAD_EXPIRY_HOURS, default 168, sent as Upload-Expires), and how
+   * often each process removes expired ones (FIELDOPS_UPLOAD_SWEEP_SECONDS, default 900; 0: never).
+   */
+  readonly uploadExpiryHours: number;
+  readonly uploadSweepSeconds: number;
 }
 
 export type FileStoreConfig =
@@ -202,8 +215,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: ConfigOverrides = 
     fileGraceSeconds: integer(env.FIELDOPS_FILE_GRACE_SECONDS, 'FIELDOPS_FILE_GRACE_SECONDS', 3600, 60, 7 * 86400),
     syncRetentionDays: integer(env.FIELDOPS_SYNC_RETENTION_DAYS, 'FIELDOPS_SYNC_RETENTION_DAYS', 90, 1, 36500),
     idempotencyDays: integer(env.FIELDOPS_IDEMPOTENCY_DAYS, 'FIELDOPS_IDEMPOTENCY_DAYS', 30, 30, 36500),
+    push: {
+      bodyBytes: integer(env.FIELDOPS_PUSH_BODY_BYTES, 'FIELDOPS_PUSH_BODY_BYTES', 4 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+      concurrency: integer(env.FIELDOPS_PUSH_CONCURRENCY, 'FIELDOPS_PUSH_CONCURRENCY', 2, 1, 1000),
+      budgetMs: integer(env.FIELDOPS_PUSH_BUDGET_MS, 'FIELDOPS_PUSH_BUDGET_MS', 20_000, 0, 600_000),
+    },
     workers: overrides.workers !== undefined ? parseWorkers(overrides.workers, '--workers') : env.FIELDOPS_WORKERS ? parseWorkers(env.FIELDOPS_WORKERS, 'FIELDOPS_WORKERS') : 1,
     compressMinBytes: integer(env.FIELDOPS_COMPRESS_MIN_BYTES, 'FIELDOPS_COMPRESS_MIN_BYTES', 1024, 0, 64 * 1024 * 1024),
+    uploadExpiryHours: integer(env.FIELDOPS_UPLOAD_EXPIRY_HOURS, 'FIELDOPS_UPLOAD_EXPIRY_HOURS', 168, 1, 24 * 365),
+    uploadSweepSeconds: integer(env.FIELDOPS_UPLOAD_SWEEP_SECONDS, 'FIELDOPS_UPLOAD_SWEEP_SECONDS', 900, 0, 86400),
     realtime: {
       authorizeSeconds: integer(env.FIELDOPS_REALTIME_AUTHORIZE_SECONDS, 'FIELDOPS_REALTIME_AUTHORIZE_SECONDS', 10, 1, 300),
       sessionsPerAddress: integer(env.FIELDOPS_REALTIME_SESSIONS_PER_ADDRESS, 'FIELDOPS_REALTIME_SESSIONS_PER_ADDRESS', 128, 0, 1_000_000),

@@ -29,12 +29,14 @@ import { PatrolNoteService } from './domain/patrols/notes.js';
 import { PatrolFileService } from './domain/patrols/files.js';
 import { EventService } from './domain/events/service.js';
 import { PatrolSweeper } from './domain/patrols/sweep.js';
+import { ConflictService } from './domain/merge/conflicts.js';
 import type { SyncRetention } from './domain/sync/retention.js';
 import type { SyncBackfill } from './domain/sync/backfill.js';
 import { changeLogHooks, openSync, startSyncJobs, stopSyncJobs } from './sync-wiring.js';
 import { KnexIdempotencyRepository } from './db/repositories/idempotency.js';
 import { IdempotencyService } from './domain/idempotency/service.js';
 import { IdempotencySweep } from './domain/idempotency/sweep.js';
+import { PushAdmission } from './domain/push/admission.js';
 import { type Database, openDatabase } from './db/knex.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createStore } from './db/store.js';
@@ -49,6 +51,9 @@ import { SensorService } from './domain/sensors/service.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { IconLibrary } from './storage/icons.js';
 import { openFileStore, withRemovals } from './storage/open.js';
+import { openTusDatastore } from './storage/tus/datastore.js';
+import { TusUploads } from './storage/tus/server.js';
+import { UploadSweep } from './storage/tus/sweep.js';
 import type { FileSweeper } from './storage/file-sweeper.js';
 import { type ClusterMetrics, Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
@@ -76,6 +81,8 @@ export interface Runtime {
   syncBackfill: SyncBackfill;
   /** Deletes Idempotency-Keys past FIELDOPS_IDEMPOTENCY_DAYS, hourly (issue 26). */
   idempotencySweep: IdempotencySweep;
+  /** Removes resumable uploads past FIELDOPS_UPLOAD_EXPIRY_HOURS and their bytes (issue 26). */
+  uploadSweep: UploadSweep;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -149,7 +156,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const choices = new ChoiceService({ store, clock });
   const sync = openSync({ database, store, choices, clock, logger, retentionDays: config.syncRetentionDays, metrics });
   const { files, sweeper: fileSweeper } = withRemovals(await openFileStore(config.fileStore, config.dataDir), { knex: database.knex, clock, logger, graceSeconds: config.fileGraceSeconds });
+  const uploadExpiryMs = config.uploadExpiryHours * 3600_000;
+  const tus = await openTusDatastore(config.fileStore, config.dataDir, uploadExpiryMs);
+  const uploads = new TusUploads({ store, clock, files, removals: fileSweeper, tus, logger, maxFileBytes: config.maxFileBytes, expiryMs: uploadExpiryMs });
   const services: Services = {
+    uploads,
     store,
     oauth,
     users,
@@ -181,9 +192,11 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     syncFeed: sync.feed,
     syncRepair: sync.repair,
     idempotency: new IdempotencyService({ repository: idempotencyKeys, clock }),
+    push: { admission: new PushAdmission({ concurrency: config.push.concurrency }), budgetMs: config.push.budgetMs, bodyBytes: config.push.bodyBytes },
     realtime: new RealtimeHub(options.realtimeRelay ?? null),
     version: (JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version,
   };
+  services.conflicts = new ConflictService({ store, clock, events: services.events, patrols });
   const admin = new AdminService({ store, users, clock, passwordHashCost: config.passwordHashCost, throttle: config.throttle, rightsChanged: () => oauth.invalidatePrincipals() });
   const close = async () => {
     await hot.close();
@@ -191,7 +204,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   };
   const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });
   const idempotencySweep = new IdempotencySweep({ repository: idempotencyKeys, clock, logger });
-  return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention: sync.retention, syncBackfill: sync.backfill, idempotencySweep, clock, close };
+  const uploadSweep = new UploadSweep({ store, clock, tus, removals: fileSweeper, logger });
+  return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention: sync.retention, syncBackfill: sync.backfill, idempotencySweep, uploadSweep, clock, close };
 }
 
 export interface RunningServer {
@@ -292,6 +306,7 @@ async function abandonPrepared(prepared: PreparedServer, error: unknown): Promis
   await prepared.runtime.fileSweeper.stop();
   await stopSyncJobs({ retention: prepared.runtime.syncRetention, backfill: prepared.runtime.syncBackfill });
   await prepared.runtime.idempotencySweep.stop();
+  await prepared.runtime.uploadSweep.stop();
   await prepared.listener.close();
   await prepared.runtime.close();
   return prepared.bootstrap.generatedAdminPassword ? new AdminCreatedError(error, prepared.bootstrap.generatedAdminPassword) : error;
@@ -328,6 +343,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
   runtime.fileSweeper.start(config.fileSweepSeconds);
   startSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
   runtime.idempotencySweep.start();
+  runtime.uploadSweep.start(config.uploadSweepSeconds);
   const handle = app.callback();
   const revalidate = fastRevalidation(runtime.services);
   const server = listener.server;
@@ -382,6 +398,7 @@ function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: strin
         await runtime.fileSweeper.stop();
         await stopSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
         await runtime.idempotencySweep.stop();
+        await runtime.uploadSweep.stop();
         await runtime.close();
       })()),
   };

@@ -7,7 +7,8 @@
  * `TransportError`.
  */
 export interface TransportRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** HEAD and OPTIONS: the tus upload client (sync/push/uploads.ts). */
+  method: 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
   body?: string | Uint8Array;

@@ -1,6 +1,8 @@
 /**
  * Bounded retries with exponential backoff, as a transport decorator. Retried: network failures
- * (not TLS failures, nor a request abandoned through its signal) and 5xx/429 answers. Requests
+ * (not TLS failures, nor a request abandoned through its signal), 5xx answers, and 429 answers
+ * that carry Retry-After (waited as told). A 429 without Retry-After says the request can never
+ * fit (the batched push's too many entries): it is returned at once, for the caller to split. Requests
  * that change state are retried only when a repeat cannot write twice (`safeToRepeat`: the
  * request carries an Idempotency-Key, or says it is `repeatable`, as the de-duplicating sensor
  * posts do), when the policy says so for every request (`retryUnsafe`: a sensor replay), or
@@ -45,8 +47,9 @@ export function withRetries(transport: Transport, policy: RetryPolicy): Transpor
       try {
         const response = await transport(request);
         if (!RETRY_STATUSES.has(response.status) || attempt >= attempts || !safe) return response;
-        reason = `HTTP ${response.status}`;
         retryAfterMs = parseRetryAfter(header(response, 'retry-after'));
+        if (response.status === 429 && retryAfterMs === undefined) return response;
+        reason = `HTTP ${response.status}`;
       } catch (error) {
         if (!(error instanceof TransportError) || error.permanent || attempt >= attempts || !(safe || error.notSent)) throw error;
         reason = error.message;

@@ -113,6 +113,17 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
       }),
     );
 
+  adminOptions(admin.command('conflict-policy').description('show or set what a same-field conflict of an offline update does in a tenant: hold (kept open for a person; the default), server-wins or last-writer-wins (settled, both values kept)'))
+    .argument('<tenant>', 'tenant name')
+    .argument('[policy]', 'hold | server-wins | last-writer-wins (left out: show the current one)')
+    .action((tenant: string, policy: string | undefined, options) =>
+      withRuntime(options, async ({ admin }) => {
+        const set = policy === undefined ? await admin.conflictPolicy(tenant) : await admin.setConflictPolicy(tenant, policy);
+        const shown = set.replace(/_/g, '-');
+        return { text: policy === undefined ? `tenant ${tenant}: conflict policy ${shown}` : `tenant ${tenant} now settles conflicts with ${shown}`, json: { tenant, conflictPolicy: set } };
+      }),
+    );
+
   adminOptions(admin.command('set-map').description('set the map the web app opens on (served at /api/v1.0/maps)'))
     .requiredOption('--tenant <name>')
     .requiredOption('--name <name>', 'map name')

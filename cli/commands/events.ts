@@ -27,9 +27,12 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
     .option('--priority <n>', '0, 100, 200 or 300', integer)
     .addOption(new Option('--state <state>', 'event state').choices(['new', 'active', 'resolved']))
     .option('--title <text>', 'title (default: the type\'s display)')
+    .option('--file <path>', 'attach a file (a photo); repeatable. Copied beside the mirror, uploaded resumably by `fieldops push`', collect)
+    .option('--comment <text>', 'the attached file\'s comment: one for all files, or one per --file in order', collect)
     .action(
       clientAction<NewOptions>(io, async (ctx, options) => {
-        const [{ openOffline }, { eventInput, eventTypeForRecording, readDetails, recordEvent }] = await Promise.all([import('../record/open.js'), import('../record/event-new.js')]);
+        const [{ openOffline }, { eventInput, eventTypeForRecording, filesToAttach, readDetails, recordEvent }] = await Promise.all([import('../record/open.js'), import('../record/event-new.js')]);
+        const files = filesToAttach(options.file, options.comment);
         const stores = await openOffline(ctx);
         try {
           const type = await eventTypeForRecording(stores.mirror, options.type);
@@ -38,9 +41,9 @@ export function registerEventsCommands(program: Command, io: CliIo): void {
             const { askEventDetails } = await import('../record/event-form.js');
             details = await askEventDetails(ctx, type);
           }
-          const { id, body } = await recordEvent(stores, type, eventInput(options, details ?? {}));
-          if (ctx.json) printJson(ctx, { id, queued: true, event: body });
-          else ctx.print(`${ctx.out.green('✔')} event ${id} (${type.value}) queued; \`fieldops push\` sends it`);
+          const { id, body, files: staged } = await recordEvent(stores, type, eventInput(options, details ?? {}), files);
+          if (ctx.json) printJson(ctx, { id, queued: true, event: body, files: staged.map(fileJson) });
+          else ctx.print(`${ctx.out.green('✔')} event ${id} (${type.value}) queued${staged.length ? ` with ${staged.length} file${staged.length === 1 ? '' : 's'}` : ''}; \`fieldops push\` sends it`);
         } finally {
           await stores.close();
         }
@@ -112,6 +115,28 @@ function registerEventStateCommand(events: Command, io: CliIo): void {
     }),
   );
 
+  withCommonOptions(
+    events
+      .command('attach')
+      .description('attach a file (a photo) to an event offline: copied beside the mirror, uploaded resumably by `fieldops push`')
+      .argument('<id>', 'the event: pulled, or recorded here and maybe not yet pushed (an id prefix is enough)')
+      .argument('<file>', 'the file'),
+  )
+    .option('--comment <text>', 'a comment', '')
+    .action(
+      clientAction<{ profile?: string; json?: boolean; comment?: string }>(io, async (ctx, options, [ref, file]) => {
+        const [{ openOffline }, { attachToEvent }] = await Promise.all([import('../record/open.js'), import('../record/event-attach.js')]);
+        const stores = await openOffline(ctx);
+        try {
+          const attached = await attachToEvent(stores, ref!, file!, options.comment ?? '');
+          if (ctx.json) printJson(ctx, { id: attached.id, event: attached.event, queued: true, file: fileJson(attached.file) });
+          else ctx.print(`${ctx.out.green('✔')} file ${attached.file.filename} queued for event ${attached.event} (${attached.id}); \`fieldops push\` uploads it`);
+        } finally {
+          await stores.close();
+        }
+      }),
+    );
+
   withCommonOptions(events.command('list').description('events pulled by `fieldops pull` and recorded here, newest first (offline)')).action(
     clientAction(io, async (ctx) => {
       const [{ openOffline }, { listEvents }] = await Promise.all([import('../record/open.js'), import('../record/lists.js')]);
@@ -130,3 +155,5 @@ function registerEventStateCommand(events: Command, io: CliIo): void {
 }
 
 const isTtyInput = (_io: CliIo) => Boolean(process.stdin.isTTY);
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+const fileJson = (f: { id: string; filename: string; size: number; sha256: string; comment: string }) => ({ id: f.id, filename: f.filename, size: f.size, sha256: f.sha256, comment: f.comment });

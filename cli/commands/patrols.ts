@@ -61,13 +61,14 @@ export function registerPatrolsCommands(program: Command, io: CliIo): void {
     }),
   );
 
+  // The same path as `events attach` (cli/record/event-attach.ts): staged, size-checked, uploaded resumably.
   withCommonOptions(patrols.command('attach').description('attach a file to a patrol offline (copied beside the mirror until pushed)').argument('<id or serial>', 'the patrol').argument('<file>', 'the file'))
     .option('--comment <text>', 'a comment', '')
     .action(
       run(async (ctx, stores, options, [ref, file]) => {
-        const { attachToPatrol } = await import('../record/patrols.js');
+        const { attachToPatrol } = await import('../record/event-attach.js');
         const attached = await attachToPatrol(stores, ref!, file!, options.comment ?? '');
-        if (ctx.json) printJson(ctx, { id: attached.id, patrol: attached.patrol, queued: true });
+        if (ctx.json) printJson(ctx, { id: attached.id, patrol: attached.patrol, queued: true, file: { filename: attached.file.filename, size: attached.file.size, sha256: attached.file.sha256 } });
         else ctx.print(`${ctx.out.green('✔')} file ${attached.id} queued for patrol ${attached.patrol}`);
       }),
     );

@@ -1,7 +1,9 @@
-/** `fieldops events new`: one event recorded offline, validated, queued in its own transaction. */
+/** `fieldops events new`: one event recorded offline, validated, queued with its attached files in one transaction. */
 import fs from 'node:fs';
+import type { StagedFileBody } from '../../sync/outbox/attachments.js';
 import { newId } from '../../sync/outbox/ids.js';
 import { UserFacingError } from '../errors.js';
+import { discardStaged, fileEntries, stageFiles, type FileToAttach } from './event-attach.js';
 import { buildEvent, parseLocation, type EventInput } from './event-record.js';
 import { eventTypeForRecording, type EventTypeForRecording } from './event-type.js';
 import type { OfflineStores } from './open.js';
@@ -16,6 +18,8 @@ export interface NewEventOptions {
   priority?: number;
   state?: string;
   title?: string;
+  file?: string[];
+  comment?: string[];
 }
 
 /** `--details '{...}'` or `--details @file.json`. */
@@ -54,15 +58,43 @@ export function eventInput(options: NewEventOptions, details: Record<string, unk
   return input;
 }
 
-export async function recordEvent(stores: OfflineStores, type: EventTypeForRecording, input: EventInput): Promise<{ id: string; body: Record<string, unknown> }> {
+/**
+ * `--file F` (repeatable) with `--comment C`: one comment for every file, or one per file in the
+ * same order.
+ */
+export function filesToAttach(files: string[] | undefined, comments: string[] | undefined): FileToAttach[] {
+  const paths = files ?? [];
+  const said = comments ?? [];
+  if (paths.length === 0) {
+    if (said.length > 0) throw new UserFacingError('--comment describes an attached file, and no --file was given', 'add --file PATH (repeatable)', 2);
+    return [];
+  }
+  if (said.length > 1 && said.length !== paths.length) {
+    throw new UserFacingError(`${said.length} comments for ${paths.length} files`, 'give one --comment for all the files, or one per --file in the same order', 2);
+  }
+  return paths.map((path, i) => ({ path, comment: said.length > 1 ? said[i]! : (said[0] ?? '') }));
+}
+
+/**
+ * Validates and queues the event, and one `event.file` entry per attached file (each depending on
+ * the create), all in ONE outbox transaction: the event is queued with its photos or not at all.
+ * The files are staged first (size-checked, copied beside the mirror); a failure removes the copies.
+ */
+export async function recordEvent(stores: OfflineStores, type: EventTypeForRecording, input: EventInput, files: FileToAttach[] = []): Promise<{ id: string; body: Record<string, unknown>; files: StagedFileBody[] }> {
   const id = newId();
   const { body, issues } = buildEvent(type, id, input);
   if (issues.length > 0) {
     const lines = issues.map((i) => `${i.pointer}: ${i.message}${i.hints.length ? ` (hint: ${i.hints.join('; ')})` : ''}`);
     throw new UserFacingError(`the event is not valid for ${type.value}:\n  ${lines.join('\n  ')}`, `\`fieldops types show ${type.value} --pre-render\` shows the fields and their choices`);
   }
-  await stores.outbox.enqueue([{ id, kind: 'event.create', target: id, body }]);
-  return { id, body };
+  const staged = await stageFiles(stores, files);
+  try {
+    await stores.outbox.enqueue([{ id, kind: 'event.create', target: id, body }, ...fileEntries('event.file', id, id, staged)]);
+  } catch (error) {
+    await discardStaged(stores, staged);
+    throw error;
+  }
+  return { id, body, files: staged };
 }
 
 export { eventTypeForRecording };

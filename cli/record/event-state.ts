@@ -1,8 +1,10 @@
 /**
- * `fieldops events state <id> <state>`: an offline change of an event's state. A pulled event is
- * changed with `If-Match` on the version pulled (a 412 at push time is a conflict); an event
- * recorded here and not yet pushed is changed after its create.
+ * `fieldops events state <id> <state>`: an offline change of an event's state, recorded with its
+ * base (sync/outbox/bases.ts): the latest earlier entry of the event (chained offline edits, or
+ * the create of an event recorded here), else the revision pulled. The server merges it with what
+ * changed there since; an event the laptop knows no version of is refused (pull first).
  */
+import { pulledBase, recordBase } from '../../sync/outbox/bases.js';
 import { newId } from '../../sync/outbox/ids.js';
 import { UserFacingError } from '../errors.js';
 import { EVENT_STATES } from './event-record.js';
@@ -18,9 +20,8 @@ export async function changeEventState(stores: OfflineStores, ref: string, state
     throw new UserFacingError(candidates.size ? `"${ref}" matches ${candidates.size} events` : `no event "${ref}" on this laptop`, '`fieldops events list` shows the events pulled and recorded here (give more of the id)', 2);
   }
   const [target] = [...candidates];
-  const create = creates.find((e) => e.id === target && e.status === 'pending') ?? null;
-  const row = pulled.find((p: { id: string }) => p.id === target) as { etag: string | null } | undefined;
+  const base = await recordBase(stores.outbox, 'event', target!, pulledBase(pulled.find((p: { id: string }) => p.id === target)));
   const id = newId();
-  await stores.outbox.enqueue([{ id, kind: 'event.update', target: target!, dependsOn: create?.id ?? null, baseEtag: create ? null : row?.etag ?? null, body: { state } }]);
-  return { id, event: target!, basedOn: create ? 'queued create' : row?.etag ? 'pulled version' : 'none' };
+  await stores.outbox.enqueue([{ id, kind: 'event.update', target: target!, dependsOn: base.dependsOn, baseEntry: base.baseEntry, baseRevision: base.baseRevision, baseEtag: base.baseEtag, body: { state } }]);
+  return { id, event: target!, basedOn: base.basedOn };
 }

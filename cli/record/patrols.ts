@@ -2,12 +2,14 @@
  * Patrols recorded offline: start (a patrol with one segment, both with ids chosen here), end,
  * notes and files. Each is one outbox entry in its own transaction; what depends on a patrol
  * created offline names its entry, so the push sends the patrol first and skips its dependants
- * if it is refused. A patrol pulled from the server is ended with `If-Match` on the version pulled.
+ * if it is refused. An end records its base (sync/outbox/bases.ts): the patrol's latest earlier
+ * entry, else the revision pulled (patrols carry no ETag, rule 8); the server merges it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { mirrorFolderHint } from '../../sync/mirror/open-failure.js';
 import { storeAttachment } from '../../sync/outbox/attachments.js';
+import { recordBase } from '../../sync/outbox/bases.js';
 import { newId } from '../../sync/outbox/ids.js';
 import type { OutboxEntry } from '../../sync/outbox/model.js';
 import { UserFacingError } from '../errors.js';
@@ -21,13 +23,15 @@ interface Leader {
   name?: string;
 }
 
-/** A patrol the laptop knows: created offline (its outbox entry) or pulled (its record and ETag). */
+/** A patrol the laptop knows: created offline (its outbox entry) or pulled (its record and revision). */
 export interface KnownPatrol {
   id: string;
   serial: number | null;
   createEntry: OutboxEntry | null;
   /** The segment to end: the last one without an end time. */
   segment: { id: string; startTime: string | null } | null;
+  /** Of a pulled patrol: the revision pulled (null from a server that serves none) and its ETag (older servers only). */
+  revision?: number | null;
   etag: string | null;
 }
 
@@ -49,8 +53,9 @@ export async function endPatrol(stores: OfflineStores, ref: string, options: { l
   if (!patrol.segment) throw new UserFacingError(`patrol ${ref} has no open segment`, 'it has ended already (`fieldops patrols list` shows it)');
   const segment: Record<string, unknown> = { id: patrol.segment.id, time_range: { start_time: patrol.segment.startTime, end_time: new Date(options.now).toISOString() } };
   if (options.location) segment.end_location = options.location;
+  const base = await recordBase(stores.outbox, 'patrol', patrol.id, patrol.createEntry ? null : { revision: patrol.revision ?? null, etag: patrol.etag });
   const id = newId();
-  await stores.outbox.enqueue([{ id, kind: 'patrol.update', target: patrol.id, dependsOn: patrol.createEntry?.id ?? null, baseEtag: patrol.createEntry ? null : patrol.etag, body: { patrol_segments: [segment] } }]);
+  await stores.outbox.enqueue([{ id, kind: 'patrol.update', target: patrol.id, dependsOn: base.dependsOn, baseEntry: base.baseEntry, baseRevision: base.baseRevision, baseEtag: base.baseEtag, body: { patrol_segments: [segment] } }]);
   return { id, patrol: patrol.id };
 }
 

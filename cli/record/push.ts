@@ -8,6 +8,7 @@ import type { OutboxEntry } from '../../sync/outbox/model.js';
 import { heldForOthers } from '../../sync/outbox/owner.js';
 import { mirrorFolderHint } from '../../sync/mirror/open-failure.js';
 import { runPush, type PushEvent, type PushInterrupt, type PushReport } from '../../sync/push/run-push.js';
+import { emptyReport } from '../../sync/push/run-state.js';
 import type { Connection, CommandContext } from '../context.js';
 import { EXIT, UserFacingError } from '../errors.js';
 import { mountProgress } from '../ui/live.js';
@@ -27,7 +28,7 @@ export async function pushOutbox(ctx: CommandContext, connection: Connection, st
   });
 }
 
-export const emptyPushReport = (): PushReport => ({ total: 0, sent: 0, alreadyThere: 0, rejected: [], conflicts: [], requests: 0, stopped: null, stoppedHint: null, interrupted: false, remaining: 0 });
+export const emptyPushReport = (): PushReport => emptyReport();
 
 /**
  * Pushes the entries of this session's user (connect() gave the mirror to them); the entries

@@ -22,10 +22,13 @@ import { KnexObservationRepository } from './repositories/observations.js';
 import { KnexSensorSubjectRepository } from './repositories/sensors-subjects.js';
 import { KnexEventRepository } from './repositories/events.js';
 import { KnexEventNoteRepository } from './repositories/events-notes.js';
+import { KnexUploadRepository } from './repositories/uploads.js';
 import type { ChangeSet } from '../domain/sync/ports.js';
 import { NO_TRANSACTION, transactionChangeSet } from './sync/change-set.js';
 import { KnexSyncRepository } from './sync/repository.js';
 import type { TrackedTransaction } from './tracked-transaction.js';
+import { KnexRevisionRepository } from './repositories/revisions.js';
+import { KnexConflictRepository } from './repositories/conflicts.js';
 
 // `changes`: where this transaction's writes mark the records they touch (NO_TRANSACTION outside one).
 // `tracked` (outside a transaction only): a tracked transaction of its own, for the patrol create's fast paths.
@@ -51,6 +54,9 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
     eventNotes: translated(new KnexEventNoteRepository(db, changes)),
     siteMaps: translated(new KnexSiteMapRepository(db)),
     sync: translated(new KnexSyncRepository(db, dialect, changes)),
+    uploads: translated(new KnexUploadRepository(db)),
+    revisions: translated(new KnexRevisionRepository(db)),
+    conflicts: translated(new KnexConflictRepository(db)),
   };
 }
 

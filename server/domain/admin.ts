@@ -10,6 +10,7 @@ import { CredentialThrottle } from './oauth/throttle.js';
 import { PERMISSIONS, isPermission } from './permissions.js';
 import type { Repositories, Store } from './ports.js';
 import type { UserService } from './users/service.js';
+import { type ConflictPolicy, parseConflictPolicy } from './merge/policy.js';
 
 const TENANT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const CLIENT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -193,6 +194,20 @@ export class AdminService {
 
   private throttle(repos: Repositories): CredentialThrottle {
     return new CredentialThrottle(repos.throttle, this.deps.throttle, this.deps.clock);
+  }
+
+  /** The tenant's conflict policy (issue 26 §3). */
+  async conflictPolicy(tenantName: string): Promise<ConflictPolicy> {
+    const tenant = await this.tenant(tenantName);
+    return this.deps.store.repos.tenants.conflictPolicy(tenant.id);
+  }
+
+  /** Sets what a same-field conflict does in a tenant: `hold`, `server-wins` or `last-writer-wins` (either spelling). */
+  async setConflictPolicy(tenantName: string, policy: string): Promise<ConflictPolicy> {
+    const checked = parseConflictPolicy(policy);
+    const tenant = await this.tenant(tenantName);
+    await this.deps.store.transaction((repos) => repos.tenants.setConflictPolicy(tenant.id, checked));
+    return checked;
   }
 
   /** Lets `username` act as `profileUsername` through the User-Profile header. */

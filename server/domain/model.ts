@@ -147,6 +147,11 @@ export interface Subject {
   additional: Record<string, unknown>;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Moves by one with every write of the subject (its kind, a group it joins); a create is 1.
+   * Shown in fieldops bodies and on the feed (issue 26 §2); subjects are never merged.
+   */
+  revision: number;
 }
 
 export interface Choice {

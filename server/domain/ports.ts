@@ -21,6 +21,9 @@ import type { ApiProfile, Observation, SensorProvider, SensorSource, SubjectStat
 
 import type { PatrolRepository } from './patrols/ports.js';
 import type { SyncRepository } from './sync/ports.js';
+import type { ConflictRepository, RevisionRepository } from './merge/ports.js';
+import type { ConflictPolicy } from '../../protocol/push.js';
+import type { UploadRepository } from '../storage/tus/ports.js';
 
 /**
  * What the services need from storage, named for intent. One Knex implementation lives in
@@ -30,6 +33,9 @@ export interface TenantRepository {
   findByName(name: string): Promise<Tenant | null>;
   insert(tenant: Tenant): Promise<void>;
   count(): Promise<number>;
+  /** What a same-field conflict does in this tenant (issue 26 §3). */
+  conflictPolicy(tenantId: string): Promise<ConflictPolicy>;
+  setConflictPolicy(tenantId: string, policy: ConflictPolicy): Promise<void>;
 }
 
 export interface UserRepository {
@@ -217,6 +223,11 @@ export interface Repositories {
   siteMaps: SiteMapRepository;
   /** The sync change log's write side (server/domain/sync/ports.ts). */
   sync: SyncRepository;
+  /** Resumable uploads' rows (server/storage/tus/ports.ts). */
+  uploads: UploadRepository;
+  /** Field-level history and kept conflicts of events and patrols (server/domain/merge/ports.ts). */
+  revisions: RevisionRepository;
+  conflicts: ConflictRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */

@@ -5,6 +5,10 @@ import { presentSubject } from './presenters.js';
 
 const iso = (millis: number | null) => (millis === null ? null : toIso(millis));
 
+/**
+ * Patrols and segments as the fieldops profile shows them. `revision` (issue 26 §2) is ours: the
+ * earthranger profile strips it (presentation/rules.ts), nested segments and leaders included.
+ */
 export function presentSegment(view: SegmentView, origin: string) {
   const { segment, patrolType, leader } = view;
   const iconId = patrolType ? patrolType.icon || patrolType.value : null;
@@ -22,6 +26,7 @@ export function presentSegment(view: SegmentView, origin: string) {
     icon_id: iconId,
     events: view.eventIds.map((id) => ({ id })),
     updated_at: toIso(segment.updatedAt),
+    revision: segment.revision,
   };
 }
 
@@ -76,5 +81,6 @@ export function presentPatrol(view: PatrolView, origin: string) {
     updates: view.updates.map(presentPatrolUpdate),
     created_at: toIso(patrol.createdAt),
     updated_at: toIso(patrol.updatedAt),
+    revision: patrol.revision,
   };
 }

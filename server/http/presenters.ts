@@ -48,6 +48,7 @@ export function presentChoice(choice: Choice) {
   };
 }
 
+/** `revision` is the fieldops profile's; the earthranger profile strips it (presentation/rules.ts). */
 export function presentSubject(subject: Subject) {
   return {
     content_type: 'observations.subject',
@@ -59,6 +60,7 @@ export function presentSubject(subject: Subject) {
     additional: subject.additional,
     created_at: toIso(subject.createdAt),
     updated_at: toIso(subject.updatedAt),
+    revision: subject.revision,
   };
 }
 

@@ -70,7 +70,7 @@ export async function applyChanges(trx: Knex.Transaction, changes: readonly Chan
         tally.deleted += gone.length;
       }
       if (puts.length) {
-        const rows = puts.map((c) => rowOf(kind, c.id, c.record!, c.etag, c.version));
+        const rows = puts.map((c) => withRevision(rowOf(kind, c.id, c.record!, c.etag, c.version), c));
         await trx(table).insert(rows).onConflict('id').merge();
         const memberships = puts.flatMap((c) => [...new Set(c.scopes)].map((scope_key) => ({ kind, id: c.id, scope_key })));
         for (let j = 0; j < memberships.length; j += 300) await trx('record_scopes').insert(memberships.slice(j, j + 300));
@@ -80,6 +80,15 @@ export async function applyChanges(trx: Knex.Transaction, changes: readonly Chan
     }
   }
   return counts;
+}
+
+/**
+ * A pulled row's `revision` (what an offline update is based on, issue 26 §2): the record's own,
+ * else the change's (`Change.revision`); catalog rows have no such column.
+ */
+function withRevision(row: Record<string, unknown>, change: Change): Record<string, unknown> {
+  if (!('revision' in row) || row.revision !== null) return row;
+  return typeof change.revision === 'number' ? { ...row, revision: change.revision } : row;
 }
 
 /**

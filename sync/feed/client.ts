@@ -152,7 +152,7 @@ export function checkChange(value: unknown, what: string): Change {
   if (!isVersion(c.version)) throw shape(what, `change ${c.id} has no version`);
   if (!Array.isArray(c.scopes) || !c.scopes.every(isString)) throw shape(what, `change ${c.id} has no scope list`);
   if (c.op === 'put' && (!c.record || typeof c.record !== 'object' || Array.isArray(c.record))) throw shape(what, `put ${c.id} carries no record`);
-  return { kind: c.kind as RecordKind, id: c.id, op: c.op, version: c.version, etag: isString(c.etag) ? c.etag : null, scopes: c.scopes, record: c.op === 'put' ? c.record! : null };
+  return { kind: c.kind as RecordKind, id: c.id, op: c.op, version: c.version, etag: isString(c.etag) ? c.etag : null, revision: isVersion(c.revision) ? c.revision : null, scopes: c.scopes, record: c.op === 'put' ? c.record! : null };
 }
 
 export function checkFeedPage(value: unknown): FeedPage {

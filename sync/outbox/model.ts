@@ -1,3 +1,5 @@
+import type { PushOutcome } from '../../protocol/push.js';
+
 /**
  * What the outbox holds. An entry is one write to make on the server; its `id` is generated on
  * the laptop when the record is made (imports derive it from the file's content and the row, see
@@ -41,6 +43,10 @@ export interface OutboxEntry extends Required<NewEntry> {
   userId?: string | null;
   username?: string | null;
   server?: string | null;
+  /** The server's answer to the batched push (protocol/push.ts `PushOutcome`); null before, or when sent one by one. */
+  outcome?: PushOutcome | null;
+  /** The record's revision after this entry (what a following edit is based on); null when unknown. */
+  revision?: number | null;
 }
 
 export interface OutboxCounts {

@@ -5,6 +5,8 @@
  * importing the same file twice queues nothing new.
  */
 import type { Knex } from 'knex';
+import type { PushConflict, PushOutcome } from '../../protocol/push.js';
+import { saveConflicts, settleConflict, type SettledBy } from './conflicts.js';
 import type { NewEntry, OutboxCounts, OutboxEntry, OutboxStatus } from './model.js';
 import { readMirrorIdentity, type UserIdentity } from '../mirror/identity.js';
 import { recordedBy } from './owner.js';
@@ -33,7 +35,11 @@ interface Row {
   server: string | null;
   base_revision?: number | string | null;
   base_entry?: string | null;
+  outcome?: string | null;
+  revision?: number | string | null;
 }
+
+const numberOrNull = (v: number | string | null | undefined) => (v === undefined || v === null ? null : Number(v));
 
 const toEntry = (row: Row): OutboxEntry => ({
   seq: row.seq,
@@ -54,9 +60,14 @@ const toEntry = (row: Row): OutboxEntry => ({
   userId: row.user_id ?? null,
   username: row.username ?? null,
   server: row.server ?? null,
-  baseRevision: row.base_revision === undefined || row.base_revision === null ? null : Number(row.base_revision),
+  baseRevision: numberOrNull(row.base_revision),
   baseEntry: row.base_entry ?? null,
+  outcome: row.outcome ? (JSON.parse(row.outcome) as PushOutcome) : null,
+  revision: numberOrNull(row.revision),
 });
+
+/** The base columns of a new entry (issue 26 §2). */
+const baseColumns = (e: NewEntry) => ({ base_revision: e.baseRevision ?? null, base_entry: e.baseEntry ?? null });
 
 export class OutboxStore {
   constructor(
@@ -74,7 +85,7 @@ export class OutboxStore {
       for (let i = 0; i < entries.length; i += INSERT_CHUNK) {
         const rows = entries.slice(i, i + INSERT_CHUNK).map((e) => ({
           id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
-          batch_key: e.batchKey ?? null, status: 'pending', source: e.source ?? null, recorded_at: recordedAt, ...recorder,
+          batch_key: e.batchKey ?? null, status: 'pending', source: e.source ?? null, recorded_at: recordedAt, ...baseColumns(e), ...recorder,
         }));
         const inserted = await trx('outbox').insert(rows).onConflict('id').ignore().returning('id');
         added += inserted.length;
@@ -98,7 +109,7 @@ export class OutboxStore {
         const rows = entries.slice(i, i + INSERT_CHUNK).map((e) => ({
           id: e.id, kind: e.kind, target: e.target, depends_on: e.dependsOn ?? null, body: JSON.stringify(e.body), base_etag: e.baseEtag ?? null,
           batch_key: e.batchKey ?? null, status: e.status, reason: e.reason, theirs: e.theirs === null || e.theirs === undefined ? null : JSON.stringify(e.theirs),
-          source: e.source ?? null, recorded_at: e.recordedAt,
+          source: e.source ?? null, recorded_at: e.recordedAt, ...baseColumns(e),
           ...(e.server ? { user_id: e.userId ?? null, username: e.username ?? null, server: e.server } : recorder),
         }));
         added += (await trx('outbox').insert(rows).onConflict('id').ignore().returning('id')).length;
@@ -160,15 +171,21 @@ export class OutboxStore {
     return counts;
   }
 
-  /** Records the outcome of entries in one transaction (after the server answered). */
-  async settle(outcomes: Array<{ id: string; status: OutboxStatus; reason?: string | null; theirs?: unknown; etag?: string | null }>): Promise<void> {
+  /**
+   * Records the outcome of entries in one transaction (after the server answered): status,
+   * reason, the server's version (`theirs`), and for the batched push the stored answer
+   * (`outcome`), the record's revision after the entry and its conflict rows (conflicts.ts).
+   */
+  async settle(outcomes: SettledEntry[]): Promise<void> {
     const sentAt = new Date(this.now()).toISOString();
     // Entries with the same outcome (a whole batch sent) are updated together, in chunks.
     const groups = new Map<string, { change: Record<string, unknown>; ids: string[] }>();
     for (const o of outcomes) {
       const change = {
         status: o.status, reason: o.reason ?? null, theirs: o.theirs === undefined || o.theirs === null ? null : JSON.stringify(o.theirs),
-        sent_at: o.status === 'sent' ? sentAt : null, ...(o.etag !== undefined ? { etag: o.etag } : {}),
+        sent_at: o.status === 'sent' || (o.status === 'conflict' && o.conflicts?.length) ? sentAt : null, ...(o.etag !== undefined ? { etag: o.etag } : {}),
+        ...(o.outcome !== undefined ? { outcome: o.outcome === null ? null : JSON.stringify(o.outcome) } : {}),
+        ...(o.revision !== undefined ? { revision: o.revision } : {}),
       };
       const key = JSON.stringify(change);
       const group = groups.get(key) ?? { change, ids: [] as string[] };
@@ -179,15 +196,41 @@ export class OutboxStore {
       for (const { change, ids } of groups.values()) {
         for (let i = 0; i < ids.length; i += INSERT_CHUNK) await trx('outbox').whereIn('id', ids.slice(i, i + INSERT_CHUNK)).update(change);
       }
+      for (const o of outcomes) {
+        if (o.conflicts?.length) await saveConflicts(trx, o.id, o.conflicts);
+        if (o.resolves) await settleConflict(trx, o.resolves.conflictId, o.resolves.by, this.now, o.resolves.revision ?? null);
+      }
     });
   }
 
+  /**
+   * The latest entry before `beforeSeq` (all, when absent) that changes `target` with one of
+   * `kinds`, not dropped: what an update recorded now is based on (bases.ts).
+   */
+  async latestFor(target: string, kinds: readonly string[], beforeSeq?: number): Promise<OutboxEntry | null> {
+    const query = this.knex<Row>('outbox').where({ target }).whereIn('kind', [...kinds]).whereNot({ status: 'dropped' }).orderBy('seq', 'desc').first();
+    if (beforeSeq !== undefined) query.andWhere('seq', '<', beforeSeq);
+    const row = await query;
+    return row ? toEntry(row) : null;
+  }
+
+  /** Entries by id (missing ids are left out). */
+  async getMany(ids: readonly string[]): Promise<Map<string, OutboxEntry>> {
+    const found = new Map<string, OutboxEntry>();
+    for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+      for (const row of await this.knex<Row>('outbox').whereIn('id', ids.slice(i, i + INSERT_CHUNK))) found.set(row.id, toEntry(row));
+    }
+    return found;
+  }
+
   /** Puts a rejected or conflicted entry back in the queue, optionally with a new body and base version. */
-  async requeue(id: string, change: { body?: unknown; baseEtag?: string | null; kind?: OutboxEntry['kind'] } = {}): Promise<void> {
+  async requeue(id: string, change: { body?: unknown; baseEtag?: string | null; baseRevision?: number | null; baseEntry?: string | null; kind?: OutboxEntry['kind'] } = {}): Promise<void> {
     await this.knex('outbox').where({ id }).update({
-      status: 'pending', reason: null, theirs: null, sent_at: null,
+      status: 'pending', reason: null, theirs: null, sent_at: null, outcome: null,
       ...(change.body !== undefined ? { body: JSON.stringify(change.body) } : {}),
       ...(change.baseEtag !== undefined ? { base_etag: change.baseEtag } : {}),
+      ...(change.baseRevision !== undefined ? { base_revision: change.baseRevision } : {}),
+      ...(change.baseEntry !== undefined ? { base_entry: change.baseEntry } : {}),
       ...(change.kind !== undefined ? { kind: change.kind } : {}),
     });
   }
@@ -196,6 +239,22 @@ export class OutboxStore {
   async dependents(id: string): Promise<OutboxEntry[]> {
     return (await this.knex<Row>('outbox').where({ depends_on: id }).orderBy('seq')).map(toEntry);
   }
+}
+
+/** What a push (or a resolution) records of one entry. */
+export interface SettledEntry {
+  id: string;
+  status: OutboxStatus;
+  reason?: string | null;
+  theirs?: unknown;
+  etag?: string | null;
+  /** The batched push's answer for the entry (undefined: left as it was). */
+  outcome?: PushOutcome | null;
+  revision?: number | null;
+  /** Conflict rows to store with it (open or settled by the server's policy). */
+  conflicts?: PushConflict[];
+  /** A conflict row this entry's answer settles (a `conflict.resolve` entry's). */
+  resolves?: { conflictId: string; by: SettledBy; revision?: number | null };
 }
 
 export interface ImportedEntry extends NewEntry {

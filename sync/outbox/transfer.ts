@@ -50,6 +50,9 @@ export interface ExportedEntry {
   username?: string | null;
   server?: string | null;
   body: unknown;
+  /** What an update was based on (issue 26 §2; absent in exports from before bases were kept). */
+  base_revision?: number | null;
+  base_entry?: string | null;
   /** For `patrol.file`: the attached bytes (null when the copy beside the mirror is gone). */
   file?: ExportedFile | null;
 }
@@ -87,8 +90,9 @@ export async function buildExport(input: ExportInput): Promise<OutboxExport> {
       id: entry.id, kind: entry.kind, target: entry.target, depends_on: entry.dependsOn, base_etag: entry.baseEtag, batch_key: entry.batchKey,
       status: entry.status, reason: entry.reason, theirs: entry.theirs, source: entry.source, recorded_at: entry.recordedAt,
       user_id: entry.userId ?? null, username: entry.username ?? null, server: entry.server ?? null, body: entry.body,
+      base_revision: entry.baseRevision ?? null, base_entry: entry.baseEntry ?? null,
     };
-    if (entry.kind === 'patrol.file') out.file = readAttachment(entry, input.onMissingFile);
+    if (entry.kind === 'patrol.file' || entry.kind === 'event.file') out.file = readAttachment(entry, input.onMissingFile);
     return out;
   });
   return {
@@ -146,9 +150,10 @@ function exportProblem(document: unknown): string | null {
     seen.add(entry.id);
     if (!(OUTBOX_KINDS as readonly unknown[]).includes(entry.kind)) return `${at} has an unknown kind ${JSON.stringify(entry.kind)}`;
     if (!(UNSENT as unknown[]).includes(entry.status)) return `${at} has the status ${JSON.stringify(entry.status)} (only unsent records are exported)`;
-    for (const key of ['target', 'depends_on', 'base_etag', 'batch_key', 'reason', 'source', 'user_id', 'username', 'server'] as const) if (!optionalString(entry[key])) return `${at}: ${key} is not a string`;
+    for (const key of ['target', 'depends_on', 'base_etag', 'batch_key', 'reason', 'source', 'user_id', 'username', 'server', 'base_entry'] as const) if (!optionalString(entry[key])) return `${at}: ${key} is not a string`;
+    if (entry.base_revision !== undefined && entry.base_revision !== null && !Number.isSafeInteger(entry.base_revision)) return `${at}: base_revision is not an integer`;
     if (typeof entry.recorded_at !== 'string' || !isObject(entry.body)) return `${at} has no recorded_at or body`;
-    if (entry.kind === 'patrol.file') {
+    if (entry.kind === 'patrol.file' || entry.kind === 'event.file') {
       const file = entry.file;
       if (file !== null && file !== undefined && (!isObject(file) || typeof file.content_base64 !== 'string' || typeof file.sha256 !== 'string')) return `${at}: file is not {filename, sha256, content_base64}`;
     }
@@ -174,7 +179,7 @@ export async function importExport(outbox: OutboxStore, document: OutboxExport, 
     let body = e.body;
     let status = e.status;
     let reason = e.reason;
-    if (e.kind === 'patrol.file') {
+    if (e.kind === 'patrol.file' || e.kind === 'event.file') {
       if (e.file) body = { ...(e.body as Record<string, unknown>), stored: storeExported(e.file, filesDir) };
       else {
         missingFiles++;
@@ -186,6 +191,7 @@ export async function importExport(outbox: OutboxStore, document: OutboxExport, 
       id: e.id.toLowerCase(), kind: e.kind, target: e.target ?? null, dependsOn: e.depends_on ?? null, body, baseEtag: e.base_etag ?? null,
       batchKey: e.batch_key ?? null, source: e.source ?? null, status, reason: reason ?? null, theirs: e.theirs ?? null, recordedAt: e.recorded_at,
       userId: e.user_id ?? null, username: e.username ?? null, server: e.server ?? null,
+      baseRevision: e.base_revision ?? null, baseEntry: e.base_entry?.toLowerCase() ?? null,
     };
   });
   const added = await outbox.importEntries(entries);

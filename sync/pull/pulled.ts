@@ -34,11 +34,18 @@ export const PULLED_COLUMNS: Record<PulledResource, (r: Rec) => PulledColumns> =
 /** sha256 of the stored `record` text: `fieldops verify` recomputes it to catch an edited row. */
 export const recordHash = (recordText: string) => createHash('sha256').update(recordText).digest('hex');
 
-/** The whole row of a pulled record (version: the feed's, null from the older pull). */
+/**
+ * The whole row of a pulled record (version: the feed's, null from the older pull). `revision`
+ * (issue 26 §2) is the record's own, what an offline update is based on; null from a server
+ * that serves none.
+ */
 export function pulledRow(resource: PulledResource, id: string, record: Rec, etag: string | null, version: number | null) {
   const text = JSON.stringify(record);
-  return { id, ...PULLED_COLUMNS[resource](record), etag, record: text, hash: recordHash(text), version };
+  return { id, ...PULLED_COLUMNS[resource](record), etag, record: text, hash: recordHash(text), version, revision: revisionOf(record) };
 }
+
+/** A record's `revision` (a positive integer), or null. */
+export const revisionOf = (record: Rec): number | null => (typeof record.revision === 'number' && Number.isSafeInteger(record.revision) ? record.revision : null);
 
 export interface PulledRow {
   id: string;
@@ -66,8 +73,8 @@ export async function pulledPatrol(knex: Knex, ref: string) {
     ? await knex('pulled_patrols').where({ label: ref })
     : await knex('pulled_patrols').where('id', 'like', `${ref.toLowerCase().replace(/[%_]/g, '')}%`).limit(2);
   if (rows.length !== 1 || (!/^\d+$/.test(ref) && ref.length < 4 && rows[0].id !== ref)) return null;
-  const row = rows[0] as { id: string; label: string; etag: string | null; record: string };
+  const row = rows[0] as { id: string; label: string; etag: string | null; record: string; revision?: number | string | null };
   const record = JSON.parse(row.record) as { patrol_segments?: SegmentRecord[] };
   const open = (record.patrol_segments ?? []).filter((s) => !s.time_range?.end_time).pop();
-  return { id: row.id, serial: Number(row.label), createEntry: null, segment: open ? { id: open.id, startTime: open.time_range?.start_time ?? null } : null, etag: row.etag };
+  return { id: row.id, serial: Number(row.label), createEntry: null, segment: open ? { id: open.id, startTime: open.time_range?.start_time ?? null } : null, revision: row.revision === null || row.revision === undefined ? revisionOf(record as Rec) : Number(row.revision), etag: row.etag };
 }

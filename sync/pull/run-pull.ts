@@ -6,13 +6,15 @@
  * The checkpoint is the newest `updated_at` seen minus `OVERLAP_MS`: the lists filter with
  * `updated_at >= updated_since`, and a write that committed late with an earlier `updated_at` is
  * still caught by the overlap; re-pulled rows are upserts, so the overlap costs only bytes.
- * Open patrols and unresolved events are read one by one as well, for the ETag an offline change
- * is based on (up to MAX_DETAIL_READS per pull; beyond that a change is sent without If-Match).
+ * Each record's `revision` (in the list bodies of a current server) is what an offline change is
+ * based on. From an older server (no revisions), open patrols and unresolved events are read one
+ * by one as well, for the ETag instead (up to MAX_DETAIL_READS per pull; a change of a record
+ * with neither is refused when recorded: sync/outbox/bases.ts).
  */
 import type { Knex } from 'knex';
 import { unexpectedResponse, parseJsonBody } from '../http-errors.js';
 import { header, type Transport } from '../http.js';
-import { PULLED_COLUMNS, pulledRow, type PulledResource } from './pulled.js';
+import { PULLED_COLUMNS, pulledRow, revisionOf, type PulledResource } from './pulled.js';
 
 export const RECENT_DAYS = 30;
 const OVERLAP_MS = 60_000;
@@ -74,10 +76,11 @@ async function pullOne({ transport, server, knex, now }: PullOptions, resource: 
       url = body.next;
     }
   }
-  // What the field may change offline (an open patrol, an unresolved event) is read one by one
-  // for its ETag; bounded, and the list is already only what changed since the last pull.
+  // From an older server, what the field may change offline (an open patrol, an unresolved event)
+  // is read one by one for its ETag; bounded, and the list is already only what changed since the
+  // last pull. A record with a revision needs no such read.
   const etags = new Map<string, string | null>();
-  const changeable = resource === 'patrols' ? records.filter((r) => r.state === 'open') : resource === 'events' ? records.filter((r) => r.state !== 'resolved') : [];
+  const changeable = (resource === 'patrols' ? records.filter((r) => r.state === 'open') : resource === 'events' ? records.filter((r) => r.state !== 'resolved') : []).filter((r) => revisionOf(r) === null);
   for (const record of changeable.slice(0, MAX_DETAIL_READS)) {
     const response = await get(`${server}${source.path}/${record.id}`);
     etags.set(String(record.id), header(response, 'etag') ?? null);

@@ -4,11 +4,24 @@
  * version is the one the laptop recorded. Paths are the API's (CONTRACT §5b, §6, §10).
  */
 import fs from 'node:fs';
+import { BASE_REVISION_HEADER } from '../../protocol/push.js';
 import { IDEMPOTENCY_KEY_HEADER, type TransportRequest } from '../http.js';
 import type { OutboxEntry } from '../outbox/model.js';
 
 const EVENTS = '/api/v1.0/activity/events';
+const EVENT = '/api/v1.0/activity/event';
 const PATROLS = '/api/v1.0/activity/patrols';
+const CONFLICTS = '/api/fieldops/v1/conflicts';
+
+/**
+ * What a one-by-one update names as its base: the revision (`Fieldops-Base-Revision`, asks the
+ * server for a merge), else, from a server that serves no revisions, the ETag pulled (If-Match,
+ * events only: patrols carry no validator, rule 8).
+ */
+export interface SingleBase {
+  revision: number | null;
+  etag: string | null;
+}
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
 
 /** A queued file: the bytes were copied beside the mirror when it was attached. */
@@ -31,15 +44,16 @@ export interface ObservationBody {
  * or the next push) is answered the first answer instead of writing again or meeting itself as
  * a 409 or a 412.
  */
-export function requestFor(server: string, entry: OutboxEntry, baseEtag: string | null): TransportRequest {
-  const request = unkeyedRequestFor(server, entry, baseEtag);
+export function requestFor(server: string, entry: OutboxEntry, base: SingleBase = { revision: null, etag: null }): TransportRequest {
+  const request = unkeyedRequestFor(server, entry, base);
   if (entry.kind === 'observation') return request;
   return { ...request, headers: { ...request.headers, [IDEMPOTENCY_KEY_HEADER]: entry.id } };
 }
 
-function unkeyedRequestFor(server: string, entry: OutboxEntry, baseEtag: string | null): TransportRequest {
+function unkeyedRequestFor(server: string, entry: OutboxEntry, base: SingleBase): TransportRequest {
   const headers: Record<string, string> = { ...JSON_HEADERS };
-  if (baseEtag) headers['if-match'] = baseEtag;
+  if (base.revision !== null) headers[BASE_REVISION_HEADER] = String(base.revision);
+  else if (base.etag && entry.kind === 'event.update') headers['if-match'] = base.etag;
   const body = JSON.stringify(entry.body);
   switch (entry.kind) {
     case 'event.create':
@@ -54,10 +68,20 @@ function unkeyedRequestFor(server: string, entry: OutboxEntry, baseEtag: string 
       return { method: 'POST', url: `${server}${PATROLS}/${entry.target}/notes`, headers, body };
     case 'patrol.file':
       return fileRequest(`${server}${PATROLS}/${entry.target}/files`, entry.body as FileBody);
+    case 'event.note':
+      return { method: 'POST', url: `${server}${EVENT}/${entry.target}/notes`, headers, body };
+    case 'event.file':
+      return fileRequest(`${server}${EVENT}/${entry.target}/files`, entry.body as FileBody);
+    case 'segment.update': {
+      const { id, ...rest } = entry.body as { id: string };
+      return { method: 'PATCH', url: `${server}${PATROLS}/segments/${id}`, headers, body: JSON.stringify(rest) };
+    }
+    case 'conflict.resolve':
+      return { method: 'POST', url: `${server}${CONFLICTS}/${entry.target}/resolve`, headers, body: JSON.stringify({ choice: (entry.body as { choice: string }).choice }) };
     case 'observation':
       return observationBatch(server, [entry]);
     default:
-      throw new Error(`outbox kind ${entry.kind} is sent by the batched push only`);
+      throw new Error(`outbox kind ${entry.kind} has no single route`);
   }
 }
 
@@ -74,6 +98,10 @@ export function readBackUrl(server: string, entry: OutboxEntry): string | null {
       return `${server}${PATROLS}/${entry.target}/notes/${entry.id}`;
     case 'patrol.file':
       return `${server}${PATROLS}/${entry.target}/files/${entry.id}`;
+    case 'event.note':
+      return `${server}${EVENT}/${entry.target}/note/${entry.id}`;
+    case 'event.file':
+      return `${server}${EVENT}/${entry.target}/file/${entry.id}`;
     case 'observation':
       return null;
     default:
@@ -132,8 +160,10 @@ export function sameAsRecorded(entry: OutboxEntry, theirs: unknown): boolean {
       });
     }
     case 'patrol.note':
+    case 'event.note':
       return server.text === mine.text;
     case 'patrol.file':
+    case 'event.file':
       return true; // the id is ours and a file's bytes never change once stored
     default:
       return false;

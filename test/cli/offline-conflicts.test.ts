@@ -1,13 +1,17 @@
 /**
- * Offline changes of pulled events (both databases): sent with If-Match on the version pulled;
- * a change made on the server meanwhile is a 412, kept as a conflict with both versions, decided
- * with `outbox resolve --theirs` or `--mine`.
+ * Offline changes of pulled events (both databases), based on the revision pulled and sent in a
+ * batch: the server merges each with what changed there since. The same field changed on both
+ * sides is a conflict that keeps both values (the entry is `conflict`, its field in
+ * outbox_conflicts), decided with `outbox resolve --mine` or `--theirs` (queued, sent by the next
+ * push); a change of another field is merged, never a conflict.
  */
 import t from 'tap';
 import { jsonBody, startTestServer } from '../helpers/server.js';
 import { seedCatalog } from '../helpers/sync-seed.js';
 import { startWireProxy } from '../helpers/wire-proxy.js';
-import { EVENTS, syncedCli } from '../sync/offline-fixtures.js';
+import { EVENTS, outboxOf, syncedCli } from '../sync/offline-fixtures.js';
+
+const PUSH = '/api/fieldops/v1/sync/push';
 
 t.test('event state changed offline, with and without a conflict', async (t) => {
   const s = await startTestServer(t);
@@ -32,6 +36,7 @@ t.test('event state changed offline, with and without a conflict', async (t) => 
   const a = await cli.json(['events', 'state', calm.slice(0, 8), 'resolved']);
   t.equal(a.code, 0, a.stderr);
   const b = await cli.json(['events', 'state', contested, 'resolved']);
+  t.equal(b.code, 0, b.stderr);
   // Meanwhile, in the office:
   const patched = await s.json(`${EVENTS}/${contested}`, { ...jsonBody({ state: 'active', priority: 300 }, { token }), method: 'PATCH' });
   t.equal(patched.status, 200);
@@ -40,27 +45,30 @@ t.test('event state changed offline, with and without a conflict', async (t) => 
   const push = await cli.json(['push']);
   t.equal(push.code, 1);
   t.equal(push.body.sent, 1);
-  t.same(push.body.conflicts.map((c: any) => c.id), [b.body.id]);
-  const patches = wire.exchanges.filter((e) => e.method === 'PATCH');
-  t.ok(patches.every((e) => typeof e.requestHeaders['if-match'] === 'string'), 'both sent with If-Match');
-  t.same(patches.map((e) => e.status).sort(), [200, 412]);
+  t.match(push.body.conflicts, [{ id: b.body.id, reason: /conflict on state/ }]);
+  const batches = wire.exchanges.filter((e) => e.path === PUSH);
+  t.same(batches.map((e) => e.status), [200], 'both in one batch');
+  t.notOk(wire.exchanges.some((e) => e.method === 'PATCH'), 'no one-by-one update');
   t.equal((await s.json(`${EVENTS}/${calm}`, { token })).body.state, 'resolved');
-  t.equal((await s.json(`${EVENTS}/${contested}`, { token })).body.state, 'active', 'the conflicted change was not applied');
+  t.match((await s.json(`${EVENTS}/${contested}`, { token })).body, { state: 'active', priority: 300 }, 'the office\'s state held, pending review');
+  t.equal((await outboxOf(cli)).entries.find((e) => e.id === b.body.id)?.status, 'conflict');
 
-  const shown = await cli.json(['outbox', 'show', b.body.id]);
-  t.match(shown.body, { status: 'conflict', body: { state: 'resolved' }, theirs: { record: { state: 'active', priority: 300 } } });
   const bad = await cli.run(['outbox', 'resolve', b.body.id]);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /hint: pass exactly one of --mine or --theirs/);
-  t.equal((await cli.json(['outbox', 'resolve', b.body.id, '--mine'])).body.status, 'pending');
+  const mine = await cli.json(['outbox', 'resolve', b.body.id, '--mine']);
+  t.equal(mine.code, 0, mine.stderr);
   const again = await cli.json(['push']);
   t.equal(again.code, 0, again.stderr);
-  const after = (await s.json(`${EVENTS}/${contested}`, { token })).body;
-  t.match(after, { state: 'resolved', priority: 300 }, 'mine applied over theirs, their other change kept');
+  t.match((await s.json(`${EVENTS}/${contested}`, { token })).body, { state: 'resolved', priority: 300 }, 'mine applied over theirs, their other change kept');
+  t.equal((await outboxOf(cli)).entries.find((e) => e.id === b.body.id)?.status, 'sent', 'every field settled: sent');
 
+  // Another field changed in the office: merged, not a conflict.
   const c = await cli.json(['events', 'state', contested, 'new']);
+  t.equal(c.code, 0, c.stderr);
   await s.json(`${EVENTS}/${contested}`, { ...jsonBody({ priority: 200 }, { token }), method: 'PATCH' });
-  t.equal((await cli.json(['push'])).body.conflicts.length, 1, 'a change based on a stale version: 412 again');
-  t.equal((await cli.json(['outbox', 'resolve', c.body.id, '--theirs'])).body.status, 'dropped');
-  t.equal((await s.json(`${EVENTS}/${contested}`, { token })).body.state, 'resolved', 'theirs kept');
+  const merged = await cli.json(['push']);
+  t.equal(merged.code, 0, merged.stderr);
+  t.match(merged.body, { sent: 1, merged: 1, conflicts: [] });
+  t.match((await s.json(`${EVENTS}/${contested}`, { token })).body, { state: 'new', priority: 200 }, 'both changes kept');
 });

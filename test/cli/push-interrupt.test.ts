@@ -12,7 +12,7 @@ import { startTestServer } from '../helpers/server.js';
 import { seedCatalog } from '../helpers/sync-seed.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { startKillProxy } from '../sync/kill-proxy.js';
-import { outboxOf, serverEvents, sightingsCsv, syncedCli, writeFile } from '../sync/offline-fixtures.js';
+import { gpxTrack, outboxOf, serverEvents, sightingsCsv, syncedCli, writeFile } from '../sync/offline-fixtures.js';
 
 const INTERRUPTED = /^interrupted: (\d+) sent, (\d+) still queued \(run `fieldops push` again\)$/m;
 
@@ -57,8 +57,12 @@ t.test('Ctrl-C during a push', async (t) => {
   await seedCatalog(s, token);
   const proxy = await startKillProxy(t, s.url);
   const cli = await syncedCli(t, proxy.url);
+  // Three requests' worth: 3 events (one batch), 2 observations (their own request), 3 events.
   const rows = 6;
-  t.equal((await cli.run(['events', 'import', writeFile(cli, 'sheet.csv', sightingsCsv(rows)), '--type', 'wildlife_sighting'])).code, 0);
+  t.equal((await cli.run(['events', 'import', writeFile(cli, 'sheet.csv', sightingsCsv(3)), '--type', 'wildlife_sighting'])).code, 0);
+  t.equal((await cli.run(['observations', 'import', writeFile(cli, 'track.gpx', gpxTrack(2)), '--subject', 'Collar 7'])).code, 0);
+  t.equal((await cli.run(['events', 'import', writeFile(cli, 'more.csv', sightingsCsv(3, Date.UTC(2026, 10, 3, 6, 0, 0))), '--type', 'wildlife_sighting'])).code, 0);
+  const queued = 8;
 
   /** Runs a push whose `nth` POST the proxy holds until `release` is called; resolves once it is held. */
   const pushHoldingPost = async (nth: number, args: string[] = ['push']) => {
@@ -77,7 +81,7 @@ t.test('Ctrl-C during a push', async (t) => {
   };
 
   await t.test('first Ctrl-C: the request in flight finishes, no other starts', async (t) => {
-    const { child, release } = await pushHoldingPost(3);
+    const { child, release } = await pushHoldingPost(1);
     child.child.kill('SIGINT');
     await child.waitForStderr(/interrupting: finishing the request in flight \(Ctrl-C again to abandon it/);
     release();
@@ -85,29 +89,29 @@ t.test('Ctrl-C during a push', async (t) => {
     proxy.onRequest = null;
     t.equal(exit.code, 130, child.stderr());
     t.match(child.stderr(), INTERRUPTED);
-    const [, sent, queued] = INTERRUPTED.exec(child.stderr())!;
-    t.same([Number(sent), Number(queued)], [3, rows - 3], 'the held third event was let through and counted');
+    const [, sent, left] = INTERRUPTED.exec(child.stderr())!;
+    t.same([Number(sent), Number(left)], [3, queued - 3], 'the held batch was let through and counted');
     t.notMatch(child.stdout(), /✔/);
     t.equal((await serverEvents(s, token)).length, 3);
   });
 
   await t.test('second Ctrl-C: the request in flight is abandoned (--json too)', async (t) => {
-    const { child } = await pushHoldingPost(2, ['push', '--json']);
+    const { child } = await pushHoldingPost(1, ['push', '--json']);
     child.child.kill('SIGINT');
     await child.waitForStderr(/interrupting:/);
     child.child.kill('SIGINT');
     const exit = await child.exited;
     proxy.onRequest = null;
     t.equal(exit.code, 130, child.stderr());
-    t.match(child.stderr(), /^interrupted: 1 sent, 2 still queued \(run `fieldops push` again\)$/m);
-    t.match(JSON.parse(child.stdout()), { total: 3, sent: 1, stopped: 'interrupted', interrupted: true, remaining: 2 }, 'the report on stdout, whole');
+    t.match(child.stderr(), /^interrupted: 0 sent, 5 still queued \(run `fieldops push` again\)$/m);
+    t.match(JSON.parse(child.stdout()), { total: 5, sent: 0, stopped: 'interrupted', interrupted: true, remaining: 5 }, 'the report on stdout, whole');
     t.notMatch(child.stderr(), /\n\s+at \S/, 'no stack');
   });
 
   await t.test('the next push sends the rest, each event exactly once', async (t) => {
     const push = await cli.json(['push']);
     t.equal(push.code, 0, push.stderr);
-    t.match(push.body, { total: 2, sent: 2, interrupted: false });
+    t.match(push.body, { total: 5, sent: 5, interrupted: false });
     const events = await serverEvents(s, token);
     t.equal(events.length, rows);
     t.equal(new Set(events.map((e) => e.id)).size, rows);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import zlib from 'node:zlib';
 import t from 'tap';
+import { patrolEtag } from '../../server/domain/patrols/etag.js';
 import { bulkInsertPatrolTypes } from '../helpers/bulk-catalog.js';
 import { TYPES, createType, send } from '../helpers/catalog.js';
 import { dialect, startTestServer, type TestServer } from '../helpers/server.js';
@@ -149,12 +150,15 @@ t.test(`response compression (${dialect})`, async (t) => {
     const patrolPath = `/api/v1.0/activity/patrols/${patrol.body.id}`;
     const readPatrol = await raw(s, patrolPath, { ...auth, 'Accept-Encoding': 'br' });
     t.equal(readPatrol.headers['content-encoding'], 'br');
-    const patrolTag = readPatrol.headers.etag!;
-    t.match(patrolTag, /-br"$/);
-    const gzipTag = patrolTag.replace(/-br"$/, '-gzip"');
+    t.equal(readPatrol.headers.etag, undefined, 'a patrol carries no ETag (rule 8), compressed or not');
+    // Older CLIs queued the coded version tag issue 16's servers sent: still honoured.
+    const { repos } = s.server.runtime.store;
+    const tenantId = (await repos.tenants.findByName('default'))!.id;
+    const version = async () => patrolEtag((await repos.patrols.findPatrol(tenantId, patrol.body.id))!, await repos.patrols.segmentsOf(tenantId, [patrol.body.id]));
+    const gzipTag = (await version()).replace(/"$/, '-gzip"');
     t.equal((await patch(patrolPath, { title: 'Renamed' }, gzipTag)).status, 200, 'a patrol PATCH with a -gzip tag');
     t.equal((await patch(patrolPath, { title: 'Again' }, gzipTag)).status, 412, 'stale afterwards');
-    t.equal((await patch(patrolPath, { title: 'Weak' }, `W/${(await raw(s, patrolPath, auth)).headers.etag}`)).status, 412, 'weak tags still never match If-Match');
+    t.equal((await patch(patrolPath, { title: 'Weak' }, `W/${await version()}`)).status, 412, 'weak tags still never match If-Match');
   });
 
   // NOTE: stored files get a sniffed type (JSON text is application/octet-stream); a download of a

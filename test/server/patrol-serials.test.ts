@@ -79,7 +79,7 @@ t.test(`patrol serial numbers without a tenant-wide lock (${dialect})`, async (t
     const patrols = await s.server.runtime.store.transaction(async (repos) => {
       const view = { id: '0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0', tenantId: (await repos.tenants.findByName('other-serials'))!.id };
       // Inside the caller's transaction here (the service's creates are atomic on their own).
-      return repos.patrols.createPatrol({ patrol: { id: view.id, tenantId: view.tenantId, serialNumber: 0, title: null, objective: null, priority: 0, state: 'open', window: patrolWindow([]), createdByUserId: null, createdAt: 1, updatedAt: 1 }, segments: [], notes: [], updates: [] });
+      return repos.patrols.createPatrol({ patrol: { id: view.id, tenantId: view.tenantId, serialNumber: 0, title: null, objective: null, priority: 0, state: 'open', window: patrolWindow([]), createdByUserId: null, createdAt: 1, updatedAt: 1, revision: 1 }, segments: [], notes: [], updates: [] });
     });
     t.equal(patrols, 1, 'another tenant starts at 1');
   });

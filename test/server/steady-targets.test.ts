@@ -7,7 +7,7 @@ const provider = (id: string): SensorProvider => ({ id, tenantId: 'tenant', key:
 const source = (manufacturerId: string, subjectId: string | null = null): SensorSource => ({
   id: `source-${manufacturerId}`, tenantId: 'tenant', providerId: 'p1', manufacturerId, sourceType: 'tracking-device', modelName: '', subjectId, createdAt: 0, updatedAt: 0,
 });
-const subject = (id: string, name: string, createdAt: number): Subject => ({ id, tenantId: 'tenant', name, subjectType: 'wildlife', subjectSubtype: 'rhino', isActive: true, additional: {}, createdAt, updatedAt: createdAt });
+const subject = (id: string, name: string, createdAt: number): Subject => ({ id, tenantId: 'tenant', name, subjectType: 'wildlife', subjectSubtype: 'rhino', isActive: true, additional: {}, createdAt, updatedAt: createdAt, revision: 1 });
 const read = (sources: SensorSource[], named: Subject[], subjectsVersion: number, providerId = 'p1'): SteadyIntakeRead => ({
   provider: provider(providerId), sources: new Map(sources.map((s) => [s.manufacturerId, s])), named, subjectsVersion,
 });

@@ -49,7 +49,7 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
     const byArea: Record<string, Record<string, string>> = {
       patroltypes: { key: 'iso-type' }, eventtypes: { key: 'iso-event' }, eventcategories: { key: 'iso-cat' }, eventtypes_v1: { key: 'iso-v1' },
       choices: { id: choice.id }, segments: { id: patrol.patrol_segments[0].id }, patrols: { id: patrol.id }, notes: { id: patrol.id },
-      files: { id: patrol.id, fileId: file.id }, events: { id: event.id, fileId: event.files[0]?.id ?? '' }, users: { id: userA.id }, subjects: { id: subject.id },
+      files: { id: patrol.id, fileId: file.id }, events: { id: event.id, fileId: event.files[0]?.id ?? '' }, users: { id: userA.id }, subjects: { id: subject.id }, sync: { id: event.id, kind: 'event' },
     };
     return { ...ids, ...byArea[area] };
   };
@@ -61,6 +61,7 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
     'segments.replace': {}, 'segments.patch': {}, 'patrols.replace': { title: 'X' }, 'patrols.patch': { title: 'X' },
     'notes.create': { text: 'X' }, 'notes.replace': { text: 'X' }, 'notes.patch': { text: 'X' }, 'files.replace': { comment: 'X' }, 'files.patch': { comment: 'X' },
     'segments.events.create': { event_type: 'iso-event', event_details: {} }, 'events.patch': { state: 'resolved' },
+    'sync.conflicts.resolve': { choice: 'theirs' }, 'sync.push': { entries: [{ key: 'iso-1', op: 'event.update', id: event.id, body: { state: 'resolved' } }] },
   };
   const request = (route: { name: string; method: string; paths: readonly string[] }, bearer: string | null) => {
     const params = paramsFor(route.name);

@@ -1,9 +1,9 @@
 /**
  * A push whose answer is lost after the server committed (both databases): a proxy forwards the
- * request, lets the server answer, and then cuts the CLI's connection instead of passing the
- * answer on. The repeat (the transport's own retry, or the next push) carries the same
- * Idempotency-Key (the outbox entry's id) and is answered the stored answer: the entry is
- * `sent`, never a 412 or 409 conflict with itself, and the server wrote once.
+ * batch, lets the server answer, and then cuts the CLI's connection instead of passing the
+ * answer on. The repeat (the transport's own retry, or the next push) carries the same keys (the
+ * outbox entries' ids) and each entry is answered its stored outcome (`replayed`): the entry is
+ * `sent`, never a conflict (or a 409) with itself, and the server wrote once.
  */
 import http from 'node:http';
 import t from 'tap';
@@ -16,9 +16,11 @@ import { EVENTS, outboxOf, sightingsCsv, syncedCli, writeFile } from './offline-
 interface Exchange {
   method: string;
   path: string;
-  key: string | null;
+  /** The keys the request carried: its Idempotency-Key, or a batch's entry keys. */
+  keys: string[];
   status: number;
-  replayed: boolean;
+  /** Answered from the server's store: the whole answer (Idempotent-Replayed), or per batch entry. */
+  replayed: boolean[];
   dropped: boolean;
 }
 
@@ -29,6 +31,8 @@ interface DroppingProxy {
   exchanges: Exchange[];
 }
 
+const PUSH = '/api/fieldops/v1/sync/push';
+
 async function startDroppingProxy(t: Test, target: string): Promise<DroppingProxy> {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true });
@@ -38,21 +42,29 @@ async function startDroppingProxy(t: Test, target: string): Promise<DroppingProx
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const method = request.method ?? '';
     const path = request.url ?? '';
+    const sent = Buffer.concat(chunks);
     const forward = http.request({ host: upstream.hostname, port: upstream.port, method, path, headers: request.headers, agent }, async (answer) => {
       const parts: Buffer[] = [];
       for await (const chunk of answer) parts.push(chunk as Buffer);
+      const body = Buffer.concat(parts);
       const dropped = proxy.drop?.(method, path) === true;
       const key = request.headers['idempotency-key'];
-      proxy.exchanges.push({ method, path, key: typeof key === 'string' ? key : null, status: answer.statusCode ?? 0, replayed: answer.headers['idempotent-replayed'] === 'true', dropped });
+      let keys = typeof key === 'string' ? [key] : [];
+      let replayed = [answer.headers['idempotent-replayed'] === 'true'];
+      if (path === PUSH && answer.statusCode === 200) {
+        keys = (JSON.parse(sent.toString()) as { entries: Array<{ key: string }> }).entries.map((e) => e.key);
+        replayed = (JSON.parse(body.toString()) as { outcomes: Array<{ status: string }> }).outcomes.map((o) => o.status === 'replayed');
+      }
+      proxy.exchanges.push({ method, path, keys, status: answer.statusCode ?? 0, replayed, dropped });
       if (dropped) {
         response.socket?.destroy();
         return;
       }
       response.writeHead(answer.statusCode ?? 502, answer.headers);
-      response.end(Buffer.concat(parts));
+      response.end(body);
     });
     forward.on('error', () => response.destroy());
-    forward.end(Buffer.concat(chunks));
+    forward.end(sent);
   });
   proxy.url = await listenForTest(t, server, agent);
   return proxy;
@@ -63,11 +75,13 @@ async function changesOf(s: TestServer, id: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** Drops the answer of the first request with this method, and passes every other one on. */
-function dropFirst(proxy: DroppingProxy, method: string): void {
+/** Drops the answer of the first batched push, and passes every other exchange on. */
+function dropFirstBatch(proxy: DroppingProxy): void {
   let seen = 0;
-  proxy.drop = (m) => m === method && ++seen === 1;
+  proxy.drop = (m, path) => path === PUSH && ++seen === 1;
 }
+
+const batches = (proxy: DroppingProxy) => proxy.exchanges.filter((e) => e.path === PUSH);
 
 t.test('a lost answer is never a conflict: the repeat is the stored answer, one write', async (t) => {
   const s = await startTestServer(t);
@@ -90,14 +104,13 @@ t.test('a lost answer is never a conflict: the repeat is the stored answer, one 
     t.equal(queued.code, 0, queued.stderr);
     const before = await changesOf(s, retried);
     proxy.exchanges.length = 0;
-    dropFirst(proxy, 'PATCH');
+    dropFirstBatch(proxy);
     const push = await cli.json(['push'], { env: { FIELDOPS_RETRIES: '3', FIELDOPS_RETRY_DELAY_MS: '0' } });
     proxy.drop = null;
     t.equal(push.code, 0, push.stderr);
     t.match(push.body, { sent: 1, conflicts: [], rejected: [] });
-    const patches = proxy.exchanges.filter((e) => e.method === 'PATCH');
-    t.same(patches.map((e) => [e.status, e.dropped, e.replayed]), [[200, true, false], [200, false, true]], 'committed and cut, then replayed');
-    t.same(patches.map((e) => e.key), [queued.body.id, queued.body.id], 'the outbox entry id as the key, both times');
+    t.same(batches(proxy).map((e) => [e.status, e.dropped, e.replayed]), [[200, true, [false]], [200, false, [true]]], 'committed and cut, then replayed');
+    t.same(batches(proxy).map((e) => e.keys), [[queued.body.id], [queued.body.id]], 'the outbox entry id as the key, both times');
     t.equal(await changesOf(s, retried), before + 1, 'one write on the server');
     t.equal((await s.json(`${EVENTS}/${retried}`, { token })).body.state, 'resolved');
   });
@@ -110,27 +123,21 @@ t.test('a lost answer is never a conflict: the repeat is the stored answer, one 
     const createEntry = (await outboxOf(cli)).entries.find((e) => e.kind === 'event.create' && e.status === 'pending')!;
     const before = await changesOf(s, nextPush);
 
-    // The outbox holds the update, then the create. First push: the PATCH is committed and cut.
-    // Second: the PATCH again (answered from the store), then the POST, committed and cut.
-    // Third: the POST again (answered from the store).
-    const replays: Array<[string, number]> = [];
-    for (const method of ['PATCH', 'POST']) {
-      proxy.exchanges.length = 0;
-      dropFirst(proxy, method);
-      const cut = await cli.json(['push']);
-      proxy.drop = null;
-      t.equal(cut.code, 1, `the push stops at the cut ${method}`);
-      t.match(cut.body.stopped, /unreachable/);
-      t.same(cut.body.conflicts, []);
-      t.ok(proxy.exchanges.some((e) => e.method === method && e.dropped && e.status < 300), `the server committed the ${method}`);
-      for (const e of proxy.exchanges) if (e.replayed) replays.push([e.method, e.status]);
-    }
+    // The outbox holds the update, then the create: one batch, committed and cut.
     proxy.exchanges.length = 0;
+    dropFirstBatch(proxy);
+    const cut = await cli.json(['push']);
+    proxy.drop = null;
+    t.equal(cut.code, 1, 'the push stops at the cut batch');
+    t.match(cut.body.stopped, /unreachable/);
+    t.same(cut.body.conflicts, []);
+    t.equal((await outboxOf(cli)).counts.pending, 2, 'nothing marked sent without an answer');
+    // The next push: the same keys, answered from the store.
     const again = await cli.json(['push']);
     t.equal(again.code, 0, again.stderr);
-    t.match(again.body, { sent: 1, conflicts: [], rejected: [] });
-    for (const e of proxy.exchanges) if (e.replayed) replays.push([e.method, e.status]);
-    t.same(replays, [['PATCH', 200], ['POST', 201]], 'each repeat answered from the store (not 412, not 409)');
+    t.match(again.body, { sent: 2, conflicts: [], rejected: [] });
+    t.same(batches(proxy).map((e) => [e.dropped, e.replayed]), [[true, [false, false]], [false, [true, true]]], 'each repeat answered from the store (not a conflict, not a 409)');
+    t.same(batches(proxy)[1]!.keys, batches(proxy)[0]!.keys, 'with the same keys');
     t.equal(await changesOf(s, nextPush), before + 1, 'the update written once');
     t.equal((await s.json(`${EVENTS}/${nextPush}`, { token })).body.state, 'resolved');
     const entries = (await outboxOf(cli)).entries;

@@ -1,10 +1,12 @@
 /**
- * The server side of offline patrols (issue 16), on both databases: an ETag on one patrol for
- * `If-Match` on PATCH/PUT (412 when stale), notes and
- * files with client-supplied ids (409 on a repeat), and `updated_since` on the patrol and
- * subject lists.
+ * The server side of offline patrols (issue 16, revised by issue 26), on both databases: no
+ * validators on patrols (rule 8) but a `revision` in the body; `If-Match` on PATCH/PUT with the
+ * internal version older CLIs queued is still checked (412 when stale); notes and files with
+ * client-supplied ids (409 on a repeat) leave the version and the revision alone; and
+ * `updated_since` on the patrol and subject lists.
  */
 import t from 'tap';
+import { patrolEtag } from '../../server/domain/patrols/etag.js';
 import { createType, send } from '../helpers/catalog.js';
 import { ManualClock, dialect, startTestServer } from '../helpers/server.js';
 
@@ -20,13 +22,20 @@ t.test(`patrol versions and incremental lists (${dialect})`, async (t) => {
   const segment = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
   const created = await s.json(P, send('POST', { id, title: 'North', patrol_segments: [{ id: segment, patrol_type: 'foot', time_range: { start_time: '2026-11-20T11:00:00+00:00' } }] }, token));
   t.equal(created.status, 201);
-  const tag = created.headers.get('etag')!;
-  t.match(tag, /^"p[A-Za-z0-9_-]+"$/, 'a strong ETag on the created patrol');
+  t.equal(created.headers.get('etag'), null, 'no ETag on the created patrol (rule 8)');
+  t.equal(created.body.revision, 1, 'its revision instead');
+  // The version tag older CLIs read from issue 16's servers: internal now, never served.
+  const { repos } = s.server.runtime.store;
+  const tenantId = (await repos.tenants.findByName('default'))!.id;
+  const version = async () => patrolEtag((await repos.patrols.findPatrol(tenantId, id))!, await repos.patrols.segmentsOf(tenantId, [id]));
+  const tag = await version();
+  t.match(tag, /^"p[A-Za-z0-9_-]+"$/, 'the internal version is a strong tag');
 
-  await t.test('GET carries the version ETag, never a 304; the list has no validators (rule 8)', async (t) => {
+  await t.test('GET carries no validator and never a 304; nor does the list (rule 8)', async (t) => {
     const one = await s.request(`${P}/${id}`, { token });
-    t.equal(one.headers.get('etag'), tag);
-    t.equal((await s.request(`${P}/${id}`, { token, headers: { 'If-None-Match': tag } })).status, 200, 'the version tag is not a cache validator');
+    t.equal(one.headers.get('etag'), null);
+    t.equal(one.headers.get('last-modified'), null);
+    t.equal((await s.request(`${P}/${id}`, { token, headers: { 'If-None-Match': tag } })).status, 200, 'If-None-Match is never answered 304');
     t.equal((await s.request(P, { token })).headers.get('etag'), null, 'no validators on the list');
   });
 
@@ -51,8 +60,8 @@ t.test(`patrol versions and incremental lists (${dialect})`, async (t) => {
     form2.set('filecontent.file', new Blob([Buffer.from('%PDF-1.4 test')]), 'report.pdf');
     t.equal((await s.json(`${P}/${id}/files`, { method: 'POST', body: form2, token })).status, 409, 'a repeated file id is 409');
 
-    // The patrol grew past the compression threshold: a gzip body's tag names its coding (RFC 9110 §8.8.3).
-    t.equal((await s.request(`${P}/${id}`, { token })).headers.get('etag')?.replace(/-(?:gzip|br)"$/, '"'), tag, 'notes and files leave the version alone');
+    t.equal(await version(), tag, 'notes and files leave the version alone');
+    t.equal((await s.json(`${P}/${id}`, { token })).body.revision, 1, 'and the revision');
     const revalidated = await s.json(`${P}/${id}`, { token, headers: { 'If-None-Match': tag } });
     t.equal(revalidated.status, 200, 'so If-None-Match with that tag gets the patrol, not a 304 that would hide the new note');
     t.same(revalidated.body.notes.map((n: { id: string }) => n.id), [noteId]);
@@ -61,7 +70,9 @@ t.test(`patrol versions and incremental lists (${dialect})`, async (t) => {
     const patched = await s.json(`${P}/${id}`, { ...send('PATCH', end, token), headers: { 'Content-Type': 'application/json', 'If-Match': tag } });
     t.equal(patched.status, 200, JSON.stringify(patched.body));
     t.equal(patched.body.state, 'done');
-    const newTag = patched.headers.get('etag')!;
+    t.equal(patched.headers.get('etag'), null, 'the update answer carries no ETag');
+    t.equal(patched.body.revision, 2, 'but the new revision');
+    const newTag = await version();
     t.not(newTag, tag, 'a write moves the version');
     const stale = await s.json(`${P}/${id}`, { ...send('PATCH', { title: 'Mine' }, token), headers: { 'Content-Type': 'application/json', 'If-Match': tag } });
     t.equal(stale.status, 412, 'a stale If-Match is 412');

@@ -24,14 +24,16 @@ export const toPatrol = (row: Row): Patrol => ({
   createdByUserId: (row.created_by_user_id as string | null) ?? null,
   createdAt: fromDbMillis(row.created_at),
   updatedAt: fromDbMillis(row.updated_at),
+  revision: Number(row.revision ?? 1),
 });
 
+/** `revision` is the service's to set (under the patrols lock); a create's rows start at 1. */
 export const patrolRow = (p: Patrol): Row => ({
   id: p.id, tenant_id: p.tenantId, serial_number: p.serialNumber, title: p.title, objective: p.objective,
   priority: p.priority, state: p.state, segment_count: p.window.segmentCount, window_start: p.window.windowStart,
   window_end: p.window.windowEnd, open_ended: p.window.openEnded, actual_start: p.window.actualStart,
   scheduled_start: p.window.scheduledStart, all_ended_at: p.window.allEndedAt, created_by_user_id: p.createdByUserId,
-  created_at: p.createdAt, updated_at: p.updatedAt,
+  created_at: p.createdAt, updated_at: p.updatedAt, revision: p.revision ?? 1,
 });
 
 export const toSegment = (row: Row): PatrolSegment => {
@@ -51,6 +53,7 @@ export const toSegment = (row: Row): PatrolSegment => {
     endLocation: location(row.end_latitude, row.end_longitude),
     createdAt: fromDbMillis(row.created_at),
     updatedAt: fromDbMillis(row.updated_at),
+    revision: Number(row.revision ?? 1),
   };
 };
 
@@ -59,6 +62,7 @@ export const segmentRow = (s: PatrolSegment): Row => ({
   leader_id: s.leaderId, scheduled_start: s.scheduledStart, scheduled_end: s.scheduledEnd, start_time: s.startTime,
   end_time: s.endTime, start_latitude: s.startLocation?.latitude ?? null, start_longitude: s.startLocation?.longitude ?? null,
   end_latitude: s.endLocation?.latitude ?? null, end_longitude: s.endLocation?.longitude ?? null, created_at: s.createdAt, updated_at: s.updatedAt,
+  revision: s.revision ?? 1,
 });
 
 export const toNote = (row: Row): PatrolNote => ({

@@ -48,7 +48,7 @@ export class KnexPatrolRepository implements PatrolRepository {
     const { tenantId, id } = write.patrol;
     // A create sent with an Idempotency-Key takes a transaction of its own: a group commit runs
     // under the request that started it, so its key hook would see that request's key.
-    if (this.createBatches && !currentWriteScope()) return this.createBatches.submit(tenantId, write);
+    if (this.createBatches && !currentWriteScope()?.claim) return this.createBatches.submit(tenantId, write);
     if (this.db.isTransaction || !this.tracked) {
       this.changes.mark('patrol', tenantId, id);
       return insertNewPatrol(this.db, this.dialect, write);
@@ -222,7 +222,8 @@ export class KnexPatrolRepository implements PatrolRepository {
 
   async completeIfDue(tenantId: string, id: string, now: number): Promise<boolean> {
     this.changes.mark('patrol', tenantId, id);
-    const count = await this.db('patrols').where({ tenant_id: tenantId, id, state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now).update({ state: 'done', updated_at: now });
+    const count = await this.db('patrols').where({ tenant_id: tenantId, id, state: 'open' }).whereNotNull('all_ended_at').where('all_ended_at', '<=', now)
+      .update({ state: 'done', updated_at: now, revision: this.db.raw('revision + 1') });
     return count === 1;
   }
 }

@@ -23,7 +23,7 @@ const toStatus = (row: Row): SubjectStatus => ({
 
 /** Subject lookups for sensor intake, and subjects read back with their status and groups. */
 export class KnexSensorSubjectRepository implements SensorSubjectRepository {
-  /** `changes`: updateKind marks the subject on the sync feed. */
+  /** `changes`: updateKind marks the subject on the sync feed (and moves its revision by one). */
   constructor(
     private readonly db: Executor,
     private readonly changes: ChangeSet,
@@ -53,7 +53,9 @@ export class KnexSensorSubjectRepository implements SensorSubjectRepository {
 
   async updateKind(tenantId: string, subjectId: string, subjectType: string, subjectSubtype: string, at: number): Promise<void> {
     this.changes.mark('subject', tenantId, subjectId);
-    await this.db('subjects').where({ tenant_id: tenantId, id: subjectId }).update({ subject_type: subjectType, subject_subtype: subjectSubtype, updated_at: at });
+    await this.db('subjects')
+      .where({ tenant_id: tenantId, id: subjectId })
+      .update({ subject_type: subjectType, subject_subtype: subjectSubtype, updated_at: at, revision: this.db.raw('revision + 1') });
   }
 
   async listWithStatus(tenantId: string, includeInactive: boolean, updatedSince: number | null = null): Promise<SubjectWithStatus[]> {

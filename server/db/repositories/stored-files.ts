@@ -18,14 +18,23 @@ export async function referencedFiles(knex: Knex): Promise<ReferencedFile[]> {
     .select('path', 'sha256', 'size')
     .from('event_files')
     .union((union) => union.select({ path: 'storage_path' }, 'sha256', 'size').from('patrol_files'))
+    .union((union) => union.select({ path: 'storage_path' }, 'sha256', 'size').from('file_uploads').where({ state: 'stored' }))
     .orderBy('path');
   const byPath = new Map<string, ReferencedFile>();
   for (const row of rows) byPath.set(row.path, { path: row.path, sha256: row.sha256, size: Number(row.size) });
   return [...byPath.values()];
 }
 
-/** The tables whose rows refer to stored bytes, and their sha256 column (indexed by 20261125_0301). */
-const REFERENCING = ['event_files', 'patrol_files'] as const;
+/**
+ * The tables whose rows refer to stored bytes, by their sha256 column (indexed by 20261125_0301
+ * and 20261128_0103), and which of their rows do: a resumable upload refers to its bytes while
+ * `stored` (finished, awaiting its attach; once attached, the file row refers to them).
+ */
+const REFERENCING = [
+  { table: 'event_files', where: {} },
+  { table: 'patrol_files', where: {} },
+  { table: 'file_uploads', where: { state: 'stored' } },
+] as const;
 
 /**
  * Queues `sha256s` for removal, in the caller's transaction: the one that deletes references to
@@ -60,8 +69,8 @@ export class KnexStoredFileRepository {
 
   /** Whether any row of any tenant refers to these bytes. */
   async referenced(sha256: string): Promise<boolean> {
-    for (const table of REFERENCING) {
-      if (await this.db(table).where({ sha256 }).first(this.db.raw('1 as found'))) return true;
+    for (const { table, where } of REFERENCING) {
+      if (await this.db(table).where({ ...where, sha256 }).first(this.db.raw('1 as found'))) return true;
     }
     return false;
   }
@@ -70,8 +79,8 @@ export class KnexStoredFileRepository {
   async unreferenced(sha256s: readonly string[]): Promise<string[]> {
     if (sha256s.length === 0) return [];
     const used = new Set<string>();
-    for (const table of REFERENCING) {
-      for (const row of await this.db(table).distinct('sha256').whereIn('sha256', [...sha256s])) used.add(row.sha256 as string);
+    for (const { table, where } of REFERENCING) {
+      for (const row of await this.db(table).distinct('sha256').where(where).whereIn('sha256', [...sha256s])) used.add(row.sha256 as string);
     }
     return sha256s.filter((sha256) => !used.has(sha256));
   }

@@ -17,11 +17,13 @@ export const toSubject = (row: Row): Subject => ({
   additional: parseJsonColumn<Record<string, unknown>>(row.additional, {}),
   createdAt: fromDbMillis(row.created_at),
   updatedAt: fromDbMillis(row.updated_at),
+  revision: Number(row.revision ?? 1),
 });
 
 /**
  * Subjects and their groups. A subject's create and a group membership mark the subject on the
- * sync feed; a group itself, and who may view it, are no fed record.
+ * sync feed; a group itself, and who may view it, are no fed record. A subject's `revision` is 1
+ * on insert and moves by one with each membership it gains (issue 26 §2).
  */
 export class KnexSubjectRepository implements SubjectRepository {
   constructor(
@@ -70,6 +72,7 @@ export class KnexSubjectRepository implements SubjectRepository {
       additional: jsonColumn(subject.additional),
       created_at: subject.createdAt,
       updated_at: subject.updatedAt,
+      revision: 1,
     });
   }
 
@@ -82,11 +85,19 @@ export class KnexSubjectRepository implements SubjectRepository {
     return row.id as string;
   }
 
+  /** A membership the subject already has changes nothing (no revision bump). */
   async addToGroup(groupId: string, subjectId: string): Promise<void> {
     // The group row names the tenant (the port's arguments do not).
     const group = await this.db('subject_groups').select('tenant_id').where({ id: groupId }).first();
     if (group) this.changes.mark('subject', group.tenant_id as string, subjectId);
+    const member = await this.db('subject_group_members').select('subject_id').where({ group_id: groupId, subject_id: subjectId }).first();
+    if (member) return;
+    // NOTE: two writers adding the same membership at once (PostgreSQL) may both bump: the
+    // revision then moves by two, still monotonic.
     await this.db('subject_group_members').insert({ group_id: groupId, subject_id: subjectId }).onConflict(['group_id', 'subject_id']).ignore();
+    const subjects = this.db('subjects').where({ id: subjectId });
+    if (group) subjects.andWhere({ tenant_id: group.tenant_id });
+    await subjects.update({ revision: this.db.raw('revision + 1') });
   }
 
   async allowUserToView(userId: string, groupId: string): Promise<void> {

@@ -5,11 +5,14 @@ import type { FileStore, StagedFile } from '../../storage/file-store.js';
 import type { FileRemovals } from '../../storage/file-sweeper.js';
 import { BodyReader } from '../catalog/fields.js';
 import { type RequestContext, actingUser, requirePermission } from '../context.js';
-import { InputError, NotFoundError } from '../errors.js';
+import { ConflictError, InputError, NotFoundError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
 import type { EventFileRecord } from './model.js';
 import type { EventService } from './service.js';
+import { type AttachUploadBody, readAttachBody, takeUpload } from '../../storage/tus/attach.js';
+
+export type { AttachUploadBody } from '../../storage/tus/attach.js';
 
 /**
  * Files of an event (`activity/event/<id>/files/`, `/file/<file_id>`): the bytes in the
@@ -58,6 +61,39 @@ export class EventFileService {
       const file: EventFileRecord = {
         id: randomUUID(), tenantId: principal.tenantId, eventId: event.id, sha256: stored.sha256, path: stored.path, size: stored.size,
         contentType: stored.contentType, filename: cleanFilename(upload.filename), createdAt: now, comment,
+        createdByUserId: actingUser(principal)?.id ?? null, updatedAt: now,
+      };
+      await repos.events.attachFile(file);
+      await this.deps.events.record(repos, principal, event.id, 'add_eventfile', `File Added: ${file.filename}`, now);
+      await repos.events.touch(principal.tenantId, event.id, now);
+      return file;
+    });
+  }
+
+  /**
+   * Attaches a finished resumable upload (server/storage/tus/) as the file `body.id` of the
+   * event, in one transaction, as `create` stores a multipart upload (file row, history entry,
+   * change log): the upload must be `stored` and the caller's (tenant and principal), and
+   * becomes `attached`. The same attach repeated (same file id and upload) answers the same
+   * file; the upload attached elsewhere is 409. Needs change_event.
+   */
+  async attachUpload(ctx: RequestContext, eventId: string, body: AttachUploadBody): Promise<EventFileRecord & { sha256: string }> {
+    const principal = requirePermission(ctx, 'change_event');
+    const input = readAttachBody(body);
+    return this.deps.store.transaction(async (repos) => {
+      const event = await this.deps.events.find(repos, principal.tenantId, eventId);
+      const now = this.deps.clock.now();
+      const existing = (await repos.events.filesOf(principal.tenantId, event.id)).find((candidate) => candidate.id === input.id);
+      const taken = await takeUpload(repos, principal, input.upload, { kind: 'event', record: event.id, file: input.id }, now);
+      if (taken.repeat) {
+        if (!existing) throw new NotFoundError('The file this upload was attached as has been deleted since.');
+        return existing;
+      }
+      if (existing) throw new ConflictError('A file with this id already exists.');
+      const upload = taken.upload;
+      const file: EventFileRecord = {
+        id: input.id, tenantId: principal.tenantId, eventId: event.id, sha256: upload.sha256!, path: upload.storagePath!, size: upload.size!,
+        contentType: upload.contentType!, filename: cleanFilename(upload.filename), createdAt: now, comment: input.comment ?? '',
         createdByUserId: actingUser(principal)?.id ?? null, updatedAt: now,
       };
       await repos.events.attachFile(file);

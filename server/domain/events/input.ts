@@ -32,6 +32,8 @@ export const EVENT_READ_ONLY = [
   'serial_number', 'files', 'created_at', 'updated_at', 'url', 'reported_by', 'updates', 'is_collection', 'event_category',
   'icon_id', 'priority_label', 'sort_at', 'image_url', 'geojson', 'geometry', 'is_contained_in', 'related_subjects', 'patrols',
   'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time',
+  // Ours (issue 26 §2), served in the fieldops profile; the base is Fieldops-Base-Revision, never this.
+  'revision',
 ];
 
 /** `{id, event_type, title, time, location {latitude, longitude}, priority, state, event_details, patrol_segments, notes}` (CONTRACT §5b, §11). */

@@ -4,17 +4,57 @@
  * write or not at all. A second request with the same key that got this far (two identical
  * requests at once) fails here on the unique key, rolls back, and is answered the first one's
  * answer by the route step (http/middleware/idempotency.ts).
+ *
+ * A batched push's run of creates (domain/push/bulk-creates.ts) writes many records in one
+ * transaction under many keys: it registers them with `claimGroup`, and this hook inserts all
+ * of them in that transaction.
  */
 import type { ChangeSet } from '../sync/ports.js';
-import { currentWriteScope } from '../write-scope.js';
+import { type WriteClaim, type WriteScope, currentWriteScope } from '../write-scope.js';
 import type { IdempotencyRepository } from './ports.js';
 
 const DAY_MS = 86_400_000;
 
+/**
+ * One key of a group written by one transaction. The record, its revision and the outcome are
+ * filled inside the transaction, before its commit: the row is complete when it commits.
+ */
+export interface GroupClaim {
+  claim: WriteClaim;
+  recordId?: string;
+  revision?: number;
+  /** The entry's outcome (protocol/push.ts `PushOutcome`, without the record), stored as JSON. */
+  outcome?: unknown;
+}
+
+const groups = new WeakMap<WriteScope, GroupClaim[]>();
+
+/**
+ * Registers the keys the scope's next committing transaction stores (instead of `scope.claim`).
+ * Cleared once that transaction commits; a rolled-back one leaves them for a retry.
+ */
+export function claimGroup(scope: WriteScope, claims: GroupClaim[]): void {
+  groups.set(scope, claims);
+}
+
 /** Runs before the commit of a transaction that marked records (server/db/store.ts StoreHooks). */
 export async function claimInTransaction(repository: IdempotencyRepository, changes: ChangeSet, now: number, retentionDays: number): Promise<void> {
   const scope = currentWriteScope();
-  if (!scope?.claim || scope.claimed) return;
+  if (!scope || scope.claimed) return;
+  const expiresAt = now + retentionDays * DAY_MS;
+  const group = groups.get(scope);
+  if (group) {
+    for (const item of group) {
+      await repository.claim({
+        tenantId: scope.tenantId, principal: scope.principalKey, key: item.claim.key, requestHash: item.claim.requestHash, op: item.claim.op,
+        recordKind: item.claim.recordKind, recordId: item.recordId ?? null, recordRevision: item.revision ?? null, outcome: item.outcome ?? null,
+        deviceId: scope.deviceId ?? null, state: 'unstored', createdAt: now, expiresAt,
+      });
+    }
+    scope.pending = true;
+    return;
+  }
+  if (!scope.claim) return;
   const claim = scope.claim;
   const record = changes.marked().find((marked) => marked.kind === claim.recordKind && marked.tenantId === scope.tenantId) ?? null;
   await repository.claim({
@@ -25,8 +65,12 @@ export async function claimInTransaction(repository: IdempotencyRepository, chan
     op: claim.op,
     recordKind: record?.kind ?? null,
     recordId: record?.id ?? null,
+    // Known here for merged updates (domain/merge sets it in the transaction); creates store it with the answer.
+    recordRevision: scope.outcome?.revision ?? null,
+    outcome: scope.outcome ?? null,
+    deviceId: scope.deviceId ?? null,
     createdAt: now,
-    expiresAt: now + retentionDays * DAY_MS,
+    expiresAt,
   });
   // Committed only when the transaction is: see claimCommitted. A rolled-back one leaves
   // `pending` set, and the request's next write transaction claims again.
@@ -40,5 +84,6 @@ export function claimCommitted(): void {
   if (scope?.pending) {
     scope.pending = false;
     scope.claimed = true;
+    groups.delete(scope);
   }
 }

@@ -16,6 +16,10 @@ export interface StoredKey {
   recordKind: string | null;
   recordId: string | null;
   answer: StoredAnswer | null;
+  /** The record's revision after the write (what a later entry based on this key merges against). */
+  recordRevision: number | null;
+  /** What the write did, as the batched push reports it (protocol/push.ts `PushOutcome`, JSON). */
+  outcome: unknown;
   createdAt: number;
   expiresAt: number;
 }
@@ -28,6 +32,13 @@ export interface KeyClaim {
   op: string;
   recordKind: string | null;
   recordId: string | null;
+  /** Known in the transaction for merged updates (write scope `outcome`); else stored with the answer. */
+  recordRevision?: number | null;
+  outcome?: unknown;
+  /** The mirror's client id (`Fieldops-Client-Id`), when sane. */
+  deviceId?: string | null;
+  /** `unstored` when the outcome is complete already (a batch's group of creates): no answer follows. */
+  state?: 'committed' | 'unstored';
   createdAt: number;
   expiresAt: number;
 }
@@ -36,10 +47,17 @@ export interface IdempotencyRepository {
   /** Inserts the claim (state `committed`); a second claim of the same key fails (unique key). */
   claim(claim: KeyClaim): Promise<void>;
   find(tenantId: string, principal: string, key: string): Promise<StoredKey | null>;
+  /** The stored keys among `keys` (one query per 500), by key. */
+  findMany(tenantId: string, principal: string, keys: readonly string[]): Promise<Map<string, StoredKey>>;
   /** Stores the answer of a committed claim (state `answered`). */
-  answer(tenantId: string, principal: string, key: string, answer: StoredAnswer): Promise<void>;
+  answer(tenantId: string, principal: string, key: string, answer: StoredAnswer, recordRevision?: number | null): Promise<void>;
   /** Marks a committed claim answered without keeping the answer (state `unstored`). */
   unstored(tenantId: string, principal: string, key: string): Promise<void>;
+  /**
+   * Stores a batch entry's outcome and revision after its commit, and marks the key `unstored`
+   * (a single-route replay of it then re-reads the record at once).
+   */
+  storeOutcome(tenantId: string, principal: string, key: string, outcome: unknown, recordRevision: number | null): Promise<void>;
   /** Deletes up to `limit` rows that expired before `now`; answers how many went. */
   deleteExpired(now: number, limit: number): Promise<number>;
 }

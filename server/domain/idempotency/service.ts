@@ -3,6 +3,7 @@
  * written by claim-hook.ts inside it). Knows no HTTP: the route step shapes the answers.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Principal } from '../context.js';
 import type { WriteScope } from '../write-scope.js';
 import type { IdempotencyRepository, StoredAnswer, StoredKey } from './ports.js';
 
@@ -11,6 +12,11 @@ export const MAX_STORED_ANSWER_BYTES = 256 * 1024;
 /** How long a request that lost the race waits for its twin's answer before re-rendering. */
 const TWIN_WAIT_MS = 5000;
 const TWIN_POLL_MS = 25;
+
+/** Whose keys these are: keys of different principals never meet. */
+export function principalKey(principal: Principal): string {
+  return principal.kind === 'user' ? `user:${principal.user.id}` : `client:${principal.client.clientId}`;
+}
 
 export class IdempotencyService {
   constructor(private readonly deps: { repository: IdempotencyRepository; clock: { now(): number } }) {}
@@ -43,7 +49,23 @@ export class IdempotencyService {
       await this.deps.repository.unstored(scope.tenantId, scope.principalKey, key);
       return false;
     }
-    await this.deps.repository.answer(scope.tenantId, scope.principalKey, key, answer);
+    await this.deps.repository.answer(scope.tenantId, scope.principalKey, key, answer, scope.outcome?.revision ?? revisionOf(answer.body));
     return true;
   }
+
+  /** The stored keys among `keys` of the scope's principal. */
+  findMany(scope: Pick<WriteScope, 'tenantId' | 'principalKey'>, keys: readonly string[]) {
+    return this.deps.repository.findMany(scope.tenantId, scope.principalKey, keys);
+  }
+
+  /** A batch entry's outcome, once its write committed (the batch answers it; a replay repeats it). */
+  storeOutcome(scope: Pick<WriteScope, 'tenantId' | 'principalKey'>, key: string, outcome: unknown, recordRevision: number | null): Promise<void> {
+    return this.deps.repository.storeOutcome(scope.tenantId, scope.principalKey, key, outcome, recordRevision);
+  }
+}
+
+/** The `revision` of a single route's answer (events, patrols, segments in the fieldops shape), if any. */
+function revisionOf(body: unknown): number | null {
+  const revision = typeof body === 'object' && body !== null ? (body as { revision?: unknown }).revision : undefined;
+  return typeof revision === 'number' && Number.isInteger(revision) ? revision : null;
 }

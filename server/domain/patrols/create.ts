@@ -25,7 +25,7 @@ const byCreatedThenId = <T extends { createdAt: number; id: string }>(a: T, b: T
 export async function draftNewPatrol(repos: Repositories, ctx: RequestContext, tenantId: string, id: string, input: PatrolInput, now: number): Promise<{ write: NewPatrol; view: PatrolView }> {
   const created: Patrol = {
     id, tenantId, serialNumber: 0, title: input.title ?? null, objective: input.objective ?? null, priority: input.priority ?? 0,
-    state: input.state ?? 'open', window: patrolWindow([]), createdByUserId: actingUser(ctx.principal!)?.id ?? null, createdAt: now, updatedAt: now,
+    state: input.state ?? 'open', window: patrolWindow([]), createdByUserId: actingUser(ctx.principal!)?.id ?? null, createdAt: now, updatedAt: now, revision: 1,
   };
   const views = new Map<string, SegmentView>();
   for (const [index, segmentInput] of (input.segments ?? []).entries()) {

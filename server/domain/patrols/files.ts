@@ -9,6 +9,7 @@ import { isUuid } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
 import type { Patrol, PatrolFile } from './model.js';
 import type { PatrolService } from './service.js';
+import { type AttachUploadBody, readAttachBody, takeUpload } from '../../storage/tus/attach.js';
 
 /**
  * Files of a patrol (CONTRACT §6): the bytes live in the content-addressed file store, the
@@ -64,6 +65,37 @@ export class PatrolFileService {
         filename: cleanFilename(upload.filename), contentType: stored.contentType, size: stored.size,
         comment: metadata.comment ?? '', ordernum: metadata.ordernum ?? null, createdByUserId: actingUser(ctx.principal!)?.id ?? null,
         createdAt: now, updatedAt: now,
+      };
+      await repos.patrols.insertFile(file);
+      return file;
+    });
+  }
+
+  /**
+   * Attaches a finished resumable upload (server/storage/tus/) as the file `body.id` of the
+   * patrol, in one transaction, as `create` stores a multipart upload: the upload must be
+   * `stored` and the caller's (tenant and principal), and becomes `attached`. The same attach
+   * repeated (same file id and upload) answers the same file; the upload attached elsewhere,
+   * or another file with this id, is 409. Needs change_patrol.
+   */
+  async attachUpload(ctx: RequestContext, patrolId: string, body: AttachUploadBody): Promise<PatrolFile & { sha256: string }> {
+    const principal = requirePermission(ctx, 'change_patrol');
+    const input = readAttachBody(body);
+    return this.deps.store.transaction(async (repos) => {
+      const patrol = await this.deps.patrols.findPatrol(repos, principal.tenantId, patrolId);
+      const now = this.deps.clock.now();
+      const existing = (await repos.patrols.filesOf(principal.tenantId, [patrol.id])).find((candidate) => candidate.id === input.id);
+      const taken = await takeUpload(repos, principal, input.upload, { kind: 'patrol', record: patrol.id, file: input.id }, now);
+      if (taken.repeat) {
+        if (!existing) throw new NotFoundError('The file this upload was attached as has been deleted since.');
+        return existing;
+      }
+      if (existing) throw new ConflictError('A file with this id already exists.');
+      const upload = taken.upload;
+      const file: PatrolFile = {
+        id: input.id, tenantId: principal.tenantId, patrolId: patrol.id, sha256: upload.sha256!, storagePath: upload.storagePath!,
+        filename: cleanFilename(upload.filename), contentType: upload.contentType!, size: upload.size!, comment: input.comment ?? '', ordernum: null,
+        createdByUserId: actingUser(principal)?.id ?? null, createdAt: now, updatedAt: now,
       };
       await repos.patrols.insertFile(file);
       return file;

@@ -31,6 +31,12 @@ export interface Patrol {
   createdByUserId: string | null;
   createdAt: number;
   updatedAt: number;
+  /**
+   * Moves by one with every write of the patrol's own fields or of any of its segments (the
+   * automatic-done sweep's included; notes and files do not move it). Creates start at 1. The
+   * base an offline update names (issue 26 §2).
+   */
+  revision: number;
 }
 
 export type LeaderType = 'observations.subject' | 'accounts.user';
@@ -50,6 +56,8 @@ export interface PatrolSegment {
   endLocation: LatLon | null;
   createdAt: number;
   updatedAt: number;
+  /** Set to its patrol's new revision whenever the segment changes (one counter per patrol). */
+  revision: number;
 }
 
 export interface PatrolNote {

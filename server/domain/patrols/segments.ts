@@ -34,7 +34,7 @@ export async function applySegmentInput(
     ? { ...current, updatedAt: now }
     : {
         id: input.id ?? randomUUID(), tenantId, patrolId, patrolTypeId: null, leaderType: null, leaderId: null, scheduledStart: null,
-        scheduledEnd: null, startTime: null, endTime: null, startLocation: null, endLocation: null, createdAt: now, updatedAt: now,
+        scheduledEnd: null, startTime: null, endTime: null, startLocation: null, endLocation: null, createdAt: now, updatedAt: now, revision: 1,
       };
   if (input.patrolType !== undefined) {
     if (input.patrolType === null) {

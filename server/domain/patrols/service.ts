@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../db/time.js';
-import { type RequestContext, actingUser, requirePermission } from '../context.js';
+import { type Principal, type RequestContext, actingUser, requirePermission } from '../context.js';
 import { ConflictError, InputError, NotFoundError, PreconditionFailedError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Repositories, Store } from '../ports.js';
@@ -11,6 +11,13 @@ import { type PatrolInput, type SegmentInput, readPatrolBody, readSegmentBody } 
 import type { Patrol, PatrolSegment, PatrolState, PatrolView, SegmentView } from './model.js';
 import { draftNewPatrol, patrolUpdate } from './create.js';
 import { applySegmentInput } from './segments.js';
+import { applyPatrolFields, applySegmentFields, flattenPatrol, invalidSegmentRange } from '../merge/fields-patrol.js';
+import { ConflictStaleError } from '../merge/errors.js';
+import type { SettledChange } from '../merge/conflicts.js';
+import { recordRevision } from '../merge/history.js';
+import { parseFieldPath, sameValue } from '../../../protocol/merge-fields.js';
+import { type PatrolWritePlan, type SegmentWrite, planPatrolWrite } from '../merge/patrol-update.js';
+import { type MergePlan, finishMerge, replayedOutcome } from '../merge/record-merge.js';
 import { loadPatrolViews, loadSegmentViews } from './views.js';
 import { automaticState, patrolWindow } from './window.js';
 
@@ -59,26 +66,36 @@ export class PatrolService {
     return { ...view, patrol: { ...view.patrol, serialNumber } };
   }
 
-  /** PUT and PATCH: fields left out are unchanged; nested segments with an id are updated, others created. */
+  /**
+   * PUT and PATCH: fields left out are unchanged; nested segments with an id are updated, others
+   * created. With a base revision (`pre.base`) the patrol's and its segments' fields are merged
+   * against what changed since (domain/merge); every update writes its revision's history row.
+   */
   async update(ctx: RequestContext, id: string, body: unknown, pre: WritePrecondition = {}): Promise<PatrolView> {
     const { ifMatch } = pre;
-    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    const principal = requirePermission(ctx, 'change_patrol');
+    const { tenantId } = principal;
     const input = readPatrolBody(body);
     if (input.id && input.id !== id.toLowerCase()) throw InputError.field('id', 'mismatch', 'The body id differs from the URL.', ['Leave id out, or send the same one.']);
     return this.deps.store.transaction(async (repos) => {
       await repos.catalog.lock(tenantId, LOCK);
       const now = this.deps.clock.now();
       const current = await this.findPatrol(repos, tenantId, id);
+      const segments = await repos.patrols.segmentsOf(tenantId, [current.id]);
       // Checked under the patrols lock: of two writers holding one tag, exactly one wins.
-      if (ifMatch && !ifMatch(patrolEtag(current, await repos.patrols.segmentsOf(tenantId, [current.id])))) {
-        throw new PreconditionFailedError('The patrol has changed since that ETag (If-Match).');
+      if (ifMatch && !ifMatch(patrolEtag(current, segments))) throw new PreconditionFailedError('The patrol has changed since that ETag (If-Match).');
+      const planned = await planPatrolWrite(repos, current, segments, input, input.segments ?? [], pre, now);
+      if (planned.plan.result.status === 'replayed') {
+        await replayedOutcome(repos, { kind: 'patrol', tenantId, id: current.id, revision: current.revision, outcome: { kind: 'patrol', id: current.id } });
+        return this.view(repos, tenantId, current.id);
       }
-      const patrol: Patrol = { ...current, ...fieldsOf(input), updatedAt: now };
+      const patrol: Patrol = { ...planned.patrol, revision: current.revision + 1, updatedAt: now };
       await repos.patrols.updatePatrol(patrol);
-      if (input.state && input.state !== current.state) await this.record(repos, ctx, patrol, 'update_patrol_state', `Patrol state changed to ${input.state}`, now);
-      const endCleared = await this.writeSegments(repos, tenantId, patrol, input.segments ?? [], now);
+      if (patrol.state !== current.state) await this.record(repos, ctx, patrol, 'update_patrol_state', `Patrol state changed to ${patrol.state}`, now);
+      const endCleared = await this.writePlanned(repos, patrol, segments, planned.segments);
       for (const note of input.notes ?? []) if (!note.id) await this.insertNote(repos, ctx, patrol, note.text, now);
       await this.refresh(repos, ctx, patrol, now, { endCleared });
+      await this.finish(repos, ctx, principal, patrol, planned, { kind: 'patrol', id: patrol.id }, now);
       return this.view(repos, tenantId, patrol.id);
     });
   }
@@ -97,33 +114,110 @@ export class PatrolService {
 
   /** A standalone segment names its patrol; an unknown patrol is 400 (a bad reference, not a bad URL). */
   async createSegment(ctx: RequestContext, body: unknown): Promise<SegmentView> {
-    const { tenantId } = requirePermission(ctx, 'change_patrol');
+    const principal = requirePermission(ctx, 'change_patrol');
+    const { tenantId } = principal;
     const input = readSegmentBody(body, 'create');
     return this.deps.store.transaction(async (repos) => {
       await repos.catalog.lock(tenantId, LOCK);
       const now = this.deps.clock.now();
-      const patrol = await repos.patrols.findPatrol(tenantId, input.patrol!);
-      if (!patrol) throw InputError.field('patrol', 'unknown_patrol', 'No such patrol.', ['Create the patrol first, or check its id.']);
+      const found = await repos.patrols.findPatrol(tenantId, input.patrol!);
+      if (!found) throw InputError.field('patrol', 'unknown_patrol', 'No such patrol.', ['Create the patrol first, or check its id.']);
+      const before = flattenPatrol(found, await repos.patrols.segmentsOf(tenantId, [found.id]));
+      const patrol = { ...found, revision: found.revision + 1 };
       const [segment] = await this.writeSegments(repos, tenantId, patrol, [input], now, true);
       await this.refresh(repos, ctx, patrol, now, { endCleared: false });
+      const plan: MergePlan = { base: null, policy: 'hold', result: { status: 'applied', apply: new Map(), merged: [], conflicts: [], base: new Map() } };
+      await this.finish(repos, ctx, principal, patrol, { plan, patrol, segments: [], before }, { kind: 'segment', id: segment!.id }, now);
       return (await loadSegmentViews(repos, tenantId, [segment!]))[0]!;
     });
   }
 
-  async updateSegment(ctx: RequestContext, id: string, body: unknown, _pre: WritePrecondition = {}): Promise<SegmentView> {
-    const { tenantId } = requirePermission(ctx, 'change_patrol');
+  /** PUT and PATCH of one segment; with a base revision its fields are merged as the patrol's are. */
+  async updateSegment(ctx: RequestContext, id: string, body: unknown, pre: WritePrecondition = {}): Promise<SegmentView> {
+    const principal = requirePermission(ctx, 'change_patrol');
+    const { tenantId } = principal;
     const input = readSegmentBody(body, 'update');
     return this.deps.store.transaction(async (repos) => {
       await repos.catalog.lock(tenantId, LOCK);
       const now = this.deps.clock.now();
       const current = await this.findSegment(repos, tenantId, id);
       if (input.patrol && input.patrol !== current.patrolId) throw InputError.field('patrol', 'not_allowed', 'A segment cannot move to another patrol.', ['Create a new segment instead.']);
-      const patrol = (await repos.patrols.findPatrol(tenantId, current.patrolId))!;
-      const { segment } = await applySegmentInput(repos, tenantId, patrol.id, current, { ...input, id: current.id }, now);
-      await repos.patrols.updateSegment(segment);
-      await this.refresh(repos, ctx, patrol, now, { endCleared: current.endTime !== null && segment.endTime === null });
-      return (await loadSegmentViews(repos, tenantId, [segment]))[0]!;
+      const found = (await repos.patrols.findPatrol(tenantId, current.patrolId))!;
+      const segments = await repos.patrols.segmentsOf(tenantId, [found.id]);
+      const planned = await planPatrolWrite(repos, found, segments, {}, [{ ...input, id: current.id }], pre, now, { nested: false });
+      if (planned.plan.result.status === 'replayed') {
+        await replayedOutcome(repos, { kind: 'patrol', tenantId, id: found.id, revision: found.revision, outcome: { kind: 'segment', id: current.id } });
+        return (await loadSegmentViews(repos, tenantId, [current]))[0]!;
+      }
+      const patrol = { ...found, revision: found.revision + 1 };
+      const endCleared = await this.writePlanned(repos, patrol, segments, planned.segments);
+      await this.refresh(repos, ctx, patrol, now, { endCleared });
+      await this.finish(repos, ctx, principal, patrol, planned, { kind: 'segment', id: current.id }, now);
+      return (await loadSegmentViews(repos, tenantId, [(await repos.patrols.findSegment(tenantId, current.id))!]))[0]!;
     });
+  }
+
+  /**
+   * Writes one merge field as a settled revision (a conflict resolved with the value that does
+   * not stand; domain/merge/conflicts.ts), while the field still holds `change.standing`.
+   */
+  async writeSettled(ctx: RequestContext, id: string, change: SettledChange): Promise<number> {
+    const principal = requirePermission(ctx, 'change_patrol');
+    const { tenantId } = principal;
+    return this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, LOCK);
+      const now = this.deps.clock.now();
+      const current = await this.findPatrol(repos, tenantId, id);
+      const segments = await repos.patrols.segmentsOf(tenantId, [current.id]);
+      const before = flattenPatrol(current, segments);
+      const held = before.get(change.path) ?? null;
+      if (!sameValue(held, change.standing)) throw new ConflictStaleError(`${change.path} changed after the conflict; it is now ${JSON.stringify(held)}.`, held);
+      const values = new Map([[change.path, change.value]]);
+      const patrol: Patrol = { ...applyPatrolFields(current, values), revision: current.revision + 1, updatedAt: now };
+      await repos.patrols.updatePatrol(patrol);
+      if (patrol.state !== current.state) await this.record(repos, ctx, patrol, 'update_patrol_state', `Patrol state changed to ${patrol.state}`, now);
+      const parsed = parseFieldPath('patrol', change.path);
+      let endCleared = false;
+      if (parsed?.part === 'segment') {
+        const segment = segments.find((one) => one.id === parsed.segmentId)!;
+        const next = { ...applySegmentFields(segment, values), revision: patrol.revision, updatedAt: now };
+        if (invalidSegmentRange(next)) throw InputError.field(change.path, 'invalid_range', 'That value would end the segment before it starts.', ['Correct the other time first.']);
+        await repos.patrols.updateSegment(next);
+        endCleared = segment.endTime !== null && next.endTime === null;
+      }
+      await this.refresh(repos, ctx, patrol, now, { endCleared });
+      const after = flattenPatrol((await repos.patrols.findPatrol(tenantId, patrol.id))!, await repos.patrols.segmentsOf(tenantId, [patrol.id]));
+      await recordRevision(repos, principal, { kind: 'patrol', tenantId, id: patrol.id, revision: patrol.revision, base: null, before, after, action: 'settled', at: now });
+      await this.record(repos, ctx, patrol, 'update_patrol', change.line, now);
+      await change.inTransaction(repos, patrol.revision);
+      return patrol.revision;
+    });
+  }
+
+  /** Writes planned segments at the patrol's new revision; true when an end time was cleared. */
+  private async writePlanned(repos: Repositories, patrol: Patrol, before: readonly PatrolSegment[], writes: readonly SegmentWrite[]): Promise<boolean> {
+    let endCleared = false;
+    for (const { segment, created } of writes) {
+      const next = { ...segment, revision: patrol.revision };
+      if (created) {
+        await repos.patrols.insertSegment(next);
+        continue;
+      }
+      await repos.patrols.updateSegment(next);
+      const original = before.find((one) => one.id === segment.id);
+      if (original && original.endTime !== null && next.endTime === null) endCleared = true;
+    }
+    return endCleared;
+  }
+
+  /** The revision's history and conflict rows, the outcome, and the merge's lines in the patrol's updates. */
+  private async finish(repos: Repositories, ctx: RequestContext, principal: Principal, patrol: Patrol, planned: PatrolWritePlan, outcome: { kind: 'patrol' | 'segment'; id: string }, now: number): Promise<void> {
+    const after = await repos.patrols.findPatrol(patrol.tenantId, patrol.id);
+    const segments = await repos.patrols.segmentsOf(patrol.tenantId, [patrol.id]);
+    const { lines } = await finishMerge(repos, principal, {
+      kind: 'patrol', tenantId: patrol.tenantId, id: patrol.id, outcome, revision: patrol.revision, plan: planned.plan, before: planned.before, after: flattenPatrol(after!, segments), at: now,
+    });
+    for (const line of lines) await this.record(repos, ctx, patrol, 'update_patrol', line, now);
   }
 
   /** Creates or updates segments; returns whether an end time was cleared (or, with `returnSegments`, the segments). */
@@ -137,7 +231,8 @@ export class PatrolService {
       const current = input.id ? await repos.patrols.findSegment(tenantId, input.id) : null;
       if (current && current.patrolId !== patrol.id) throw InputError.field(`${field || 'id'}`, 'other_patrol', 'That segment belongs to another patrol.', ['Leave the id out to create a new segment.']);
       if (current && returnSegments) throw new ConflictError('A segment with this id already exists.');
-      const { segment } = await applySegmentInput(repos, tenantId, patrol.id, current, input, now, field);
+      const { segment: applied } = await applySegmentInput(repos, tenantId, patrol.id, current, input, now, field);
+      const segment = { ...applied, revision: patrol.revision };
       if (current) {
         await repos.patrols.updateSegment(segment);
         if (current.endTime !== null && segment.endTime === null) endCleared = true;
@@ -149,12 +244,15 @@ export class PatrolService {
     return returnSegments ? written : endCleared;
   }
 
-  /** Recomputes the stored window from every segment and applies the automatic state rules. */
+  /**
+   * Recomputes the stored window from every segment and applies the automatic state rules; the
+   * patrol's row takes `patrol.revision` (the write's one bump, decided by the caller).
+   */
   private async refresh(repos: Repositories, ctx: RequestContext | null, patrol: Patrol, now: number, change: { endCleared: boolean }): Promise<Patrol> {
     const current = (await repos.patrols.findPatrol(patrol.tenantId, patrol.id))!;
     const window = patrolWindow(await repos.patrols.segmentsOf(patrol.tenantId, [patrol.id]));
     const state: PatrolState = automaticState(current, window, now, change.endCleared);
-    const next = { ...current, window, state, updatedAt: now };
+    const next = { ...current, window, state, revision: patrol.revision, updatedAt: now };
     await repos.patrols.updatePatrol(next);
     if (state !== current.state) await this.record(repos, ctx, next, 'update_patrol_state', `Patrol state changed to ${state} automatically`, now);
     return next;

@@ -44,7 +44,7 @@ export async function resolveSubjects(
     const subtype = locked.subtypeOfName.get(name) ?? defaultSubtype;
     const subject: Subject = {
       id: randomUUID(), tenantId, name, subjectType: subjectTypeFor(subtype), subjectSubtype: subtype,
-      isActive: true, additional: {}, createdAt: now, updatedAt: now,
+      isActive: true, additional: {}, createdAt: now, updatedAt: now, revision: 1,
     };
     await repos.subjects.insertSubject(subject);
     locked.byName.set(name, subject);

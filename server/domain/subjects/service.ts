@@ -53,6 +53,7 @@ export class SubjectService {
         additional: input.additional ?? {},
         createdAt: now,
         updatedAt: now,
+        revision: 1,
       };
       await repos.subjects.insertSubject(subject);
       for (const group of input.groups ?? []) {
@@ -60,7 +61,8 @@ export class SubjectService {
         await repos.subjects.addToGroup(groupId, subject.id);
       }
       await repos.catalog.bump(tenantId, SUBJECTS_CATALOG, now);
-      return subject;
+      // Each group joined moved the revision: answer the subject as stored.
+      return (await repos.subjects.findMany(tenantId, [subject.id]))[0] ?? subject;
     });
   }
 

@@ -45,7 +45,10 @@ export function presentEventUpdate(update: EventUpdate, users: ReadonlyMap<strin
   return { message: update.message, time: toIso(update.time), type: update.type, user: actor(users, update.userId) };
 }
 
-/** One event with everything the original's clients read (CONTRACT §5b, §11). */
+/**
+ * One event with everything the original's clients read (CONTRACT §5b, §11), and its `revision`
+ * (issue 26 §2), which the earthranger profile strips (presentation/rules.ts).
+ */
 export function presentEvent(view: EventView, origin: string) {
   const { event, users } = view;
   const reporter = event.createdByUserId ? users.get(event.createdByUserId) : undefined;
@@ -68,5 +71,6 @@ export function presentEvent(view: EventView, origin: string) {
     url: eventUrl(origin, event.id),
     created_at: toIso(event.createdAt),
     updated_at: toIso(event.updatedAt),
+    revision: event.revision,
   };
 }

@@ -1,3 +1,6 @@
+import { BASE_REVISION_HEADER } from '../../../protocol/push.js';
+import type { IfMatch, WritePrecondition } from '../../domain/client-input.js';
+import { InputError } from '../../domain/errors.js';
 import { eventEtag, type EventService } from '../../domain/events/service.js';
 import type { EventListQuery } from '../../domain/events/filters.js';
 import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
@@ -19,15 +22,45 @@ function listQuery(ctx: AppContext): EventListQuery {
 }
 
 /** `If-Match` (strong comparison), when the client sent one. */
-function ifMatch(ctx: AppContext) {
+export function ifMatch(ctx: AppContext): IfMatch {
   const header = ctx.get('If-Match');
   return header ? (etag: string) => ifMatchSatisfied(header, etag) : undefined;
+}
+
+/** The name as documented and reported (the field of a 400). */
+export const BASE_REVISION_FIELD = 'Fieldops-Base-Revision';
+
+/**
+ * `Fieldops-Base-Revision` (issue 26 §2): the record's revision an update or delete was based
+ * on, which asks the service to merge. Digits only, 1 to 2^53-1; anything else (a sign, an
+ * exponent, a fraction, spaces inside, a repeated header, too long) is a 400 with the field
+ * `Fieldops-Base-Revision`, code `invalid`. Absent: undefined.
+ */
+export function baseRevision(ctx: AppContext): { revision: number } | undefined {
+  const raw = ctx.req.headers[BASE_REVISION_HEADER];
+  if (raw === undefined) return undefined;
+  // NOTE: Node joins a repeated unknown header with ", ", so two values fail the pattern.
+  const text = Array.isArray(raw) ? raw.join(', ') : raw;
+  const revision = /^[0-9]{1,16}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(revision) || revision < 1) {
+    throw InputError.field(BASE_REVISION_FIELD, 'invalid', 'Expected the revision the change was based on: a positive integer (digits only, at most 2^53-1).', [
+      'Send the `revision` of the record as last read, or leave the header out.',
+    ]);
+  }
+  return { revision };
+}
+
+/** What a PATCH/PUT/DELETE was based on: `If-Match` and `Fieldops-Base-Revision`, as sent. */
+export function writePrecondition(ctx: AppContext): WritePrecondition {
+  const base = baseRevision(ctx);
+  return { ifMatch: ifMatch(ctx), ...(base ? { base } : {}) };
 }
 
 /**
  * `/api/v1.0/activity/events`, `activity/event/<id>` (and `activity/events/<id>`), and the
  * events of a patrol segment (CONTRACT §5b, §11). One event carries its ETag (its revision);
- * GET answers 304 to a current `If-None-Match` before loading the representation.
+ * GET answers 304 to a current `If-None-Match` before loading the representation. PATCH and
+ * DELETE take `If-Match` and `Fieldops-Base-Revision` (writePrecondition).
  */
 export function eventHandlers(deps: { events: EventService; trustProxy: boolean }) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
@@ -55,10 +88,12 @@ export function eventHandlers(deps: { events: EventService; trustProxy: boolean 
       single(ctx, 201, view);
     },
     async update(ctx: AppContext) {
-      single(ctx, 200, await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, { ifMatch: ifMatch(ctx) }));
+      const pre = writePrecondition(ctx);
+      single(ctx, 200, await deps.events.update(requestContext(ctx), id(ctx), ctx.state.body, pre));
     },
     async remove(ctx: AppContext) {
-      await deps.events.delete(requestContext(ctx), id(ctx), { ifMatch: ifMatch(ctx) });
+      const pre = writePrecondition(ctx);
+      await deps.events.delete(requestContext(ctx), id(ctx), pre);
       ctx.status = 204;
     },
     async segmentEvents(ctx: AppContext) {

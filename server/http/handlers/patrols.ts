@@ -1,25 +1,25 @@
-import { patrolViewEtag } from '../../domain/patrols/etag.js';
 import { readPatrolFilter } from '../../domain/patrols/filters.js';
 import type { PatrolNoteService } from '../../domain/patrols/notes.js';
 import type { PatrolView } from '../../domain/patrols/model.js';
 import type { PatrolService } from '../../domain/patrols/service.js';
-import { ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
 import { presentNote, presentPatrol, presentSegment } from '../presenters-patrols.js';
 import { queryBoolean, queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
+import { baseRevision, writePrecondition } from './events.js';
 
 /**
- * Patrols, segments and notes. No validators on lists, segments or notes (specification rule 8);
- * one patrol carries an ETag (issue 16, for `If-Match` on PATCH/PUT; see domain/patrols/etag.ts),
- * never a 304 (the tag does not cover notes and files).
+ * Patrols, segments and notes. No validators anywhere: no `ETag`, no `Last-Modified`, never a 304
+ * (specification rule 8). Optimistic concurrency names the `revision` in every body instead
+ * (`Fieldops-Base-Revision` on PATCH/PUT of a patrol or a segment, issue 26 §2). `If-Match` on a
+ * patrol PATCH/PUT, queued by older CLIs that read the patrol ETag of issue 16, is still checked
+ * against the internal version (domain/patrols/etag.ts), which is no longer served.
  */
 export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNoteService; trustProxy: boolean }) {
   const { patrols, notes } = deps;
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
   const param = (ctx: AppContext, name: string) => String(ctx.params[name]);
   const one = (ctx: AppContext, view: PatrolView) => {
-    ctx.set('ETag', patrolViewEtag(view));
     ctx.body = presentPatrol(view, origin(ctx));
   };
   return {
@@ -32,8 +32,6 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentPatrol(view, origin(ctx))), deps.trustProxy);
     },
     async get(ctx: AppContext) {
-      // NOTE: no 304 here. The ETag is the patrol's version for If-Match (its fields and segments);
-      // notes and files do not move it, so it cannot vouch for the representation (rule 8).
       one(ctx, await patrols.get(requestContext(ctx), param(ctx, 'id')));
     },
     async create(ctx: AppContext) {
@@ -41,9 +39,8 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
       one(ctx, await patrols.create(requestContext(ctx), ctx.state.body));
     },
     async update(ctx: AppContext) {
-      const header = ctx.get('If-Match');
-      const ifMatch = header ? (etag: string) => ifMatchSatisfied(header, etag) : undefined;
-      one(ctx, await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body, { ifMatch }));
+      const pre = writePrecondition(ctx);
+      one(ctx, await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body, pre));
     },
 
     async listSegments(ctx: AppContext) {
@@ -59,7 +56,9 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
       ctx.body = presentSegment(await patrols.createSegment(requestContext(ctx), ctx.state.body), origin(ctx));
     },
     async updateSegment(ctx: AppContext) {
-      ctx.body = presentSegment(await patrols.updateSegment(requestContext(ctx), param(ctx, 'id'), ctx.state.body), origin(ctx));
+      // A segment never had a validator: only its base revision.
+      const base = baseRevision(ctx);
+      ctx.body = presentSegment(await patrols.updateSegment(requestContext(ctx), param(ctx, 'id'), ctx.state.body, base ? { base } : {}), origin(ctx));
     },
 
     async listNotes(ctx: AppContext) {

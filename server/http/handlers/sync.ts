@@ -41,7 +41,7 @@ export function syncHandlers(deps: { feed: SyncFeedService; repair: SyncRepairSe
   const origin = (ctx: AppContext) => requestOrigin(ctx, deps.trustProxy);
   const wire = (ctx: AppContext, change: FeedChange, from = origin(ctx)): Change => {
     const shown = change.record ? presentRecord(ctx, change.record, from, deps.apiProfile) : null;
-    return { kind: change.kind, id: change.id, op: change.op, version: change.version, etag: shown?.etag ?? null, scopes: change.scopes, record: shown?.record ?? null };
+    return { kind: change.kind, id: change.id, op: change.op, version: change.version, etag: shown?.etag ?? null, revision: shown?.revision ?? null, scopes: change.scopes, record: shown?.record ?? null };
   };
   return {
     changes: (ctx: AppContext) =>

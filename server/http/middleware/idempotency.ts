@@ -15,12 +15,14 @@
  * A request that fails after its twin (the same key, at the same time) committed is answered
  * the twin's answer: a transport retry is never shown a 409 or a 412 caused by itself. Errors
  * are not stored, so a retry of a refused request is evaluated again.
+ *
+ * Every record write runs in a write scope, keyed or not: the scope names the device
+ * (`Fieldops-Client-Id`, when sane) that history and conflict rows record. Only a keyed one claims.
  */
-import type { Principal } from '../../domain/context.js';
 import { DomainError } from '../../domain/errors.js';
 import type { StoredKey } from '../../domain/idempotency/ports.js';
 import { requestHash } from '../../domain/idempotency/request-hash.js';
-import type { IdempotencyService } from '../../domain/idempotency/service.js';
+import { type IdempotencyService, principalKey } from '../../domain/idempotency/service.js';
 import { type WriteScope, writeScopes } from '../../domain/write-scope.js';
 import type { IdempotentRoute, Route } from '../routes/types.js';
 import { errorBody } from '../error-body.js';
@@ -67,8 +69,13 @@ export function parseIdempotencyKey(raw: string): string | null {
   return /^[\x21-\x7e]{1,255}$/.test(key) || (quoted && /^[\x20-\x7e]{1,255}$/.test(key) && key.trim() !== '') ? key : null;
 }
 
-export function principalKey(principal: Principal): string {
-  return principal.kind === 'user' ? `user:${principal.user.id}` : `client:${principal.client.clientId}`;
+export { principalKey };
+
+/** `Fieldops-Client-Id` as the scope's device: the header when it is sane (as request-id.ts logs it), else null. */
+const SANE_CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+export function deviceIdOf(ctx: AppContext): string | null {
+  const raw = ctx.get('Fieldops-Client-Id');
+  return SANE_CLIENT_ID.test(raw) ? raw : null;
 }
 
 /**
@@ -98,7 +105,12 @@ export function idempotencyStep(route: Route & { idempotent: IdempotentRoute }, 
   return async (ctx, next) => {
     const raw = ctx.req.headers['idempotency-key'];
     const principal = ctx.state.principal;
-    if (raw === undefined || !principal) return next();
+    if (!principal) return next();
+    const deviceId = deviceIdOf(ctx);
+    if (raw === undefined) {
+      const unkeyed: WriteScope = { tenantId: principal.tenantId, principalKey: principalKey(principal), claim: null, record: null, pending: false, claimed: false, deviceId };
+      return writeScopes.run(unkeyed, next);
+    }
     const key = typeof raw === 'string' ? parseIdempotencyKey(raw) : null;
     if (key === null) {
       ctx.status = 400;
@@ -107,7 +119,7 @@ export function idempotencyStep(route: Route & { idempotent: IdempotentRoute }, 
       });
       return;
     }
-    const scope: WriteScope = { tenantId: principal.tenantId, principalKey: principalKey(principal), claim: null, record: null, pending: false, claimed: false };
+    const scope: WriteScope = { tenantId: principal.tenantId, principalKey: principalKey(principal), claim: null, record: null, pending: false, claimed: false, deviceId };
     const keyed: KeyedRequest = { key, scope, route, hashed: undefined, service: deps.service };
     keyedRequests.set(ctx, keyed);
     try {
@@ -157,6 +169,12 @@ async function replay(ctx: AppContext, keyed: KeyedRequest, first: StoredKey, de
     return;
   }
   const created = spec.created;
+  if (created && Array.isArray(keyed.hashed)) {
+    // An array create (events): one record cannot stand for the answer. The writes are done.
+    ctx.status = 202;
+    ctx.body = errorBody(202, 'The request was carried out; its answer was lost. Read the records back to see them.');
+    return;
+  }
   if (created) {
     const id = createdId(keyed.hashed) ?? (created.marked && stored.recordKind === spec.recordKind ? stored.recordId : null);
     if (!id) {

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ApiProfile } from '../../domain/model.js';
-import type { Middleware } from '../state.js';
+import type { AppContext, Middleware } from '../state.js';
 import { profileOf } from './profile.js';
 import { earthRangerRule } from './rules.js';
 
@@ -19,6 +19,7 @@ export function presentProfile(defaultProfile: ApiProfile): Middleware {
     await next();
     if (profileOf(ctx.state.principal ?? null, defaultProfile) !== 'earthranger') return;
     const rule = earthRangerRule(ctx.state.routeName);
+    if (rule.kind === 'enveloped' && rule.data) return reshapeEnveloped(ctx, rule.data);
     if (rule.kind !== 'wrap' || ctx.state.routeName === undefined) return;
     const status = ctx.status;
     if (status >= 300 && status !== 204) return;
@@ -43,6 +44,13 @@ export function presentProfile(defaultProfile: ApiProfile): Middleware {
     if (body === null || body === undefined || typeof body !== 'object' || typeof (body as { pipe?: unknown }).pipe === 'function') return;
     ctx.body = envelope(rule.data ? rule.data(body, ctx, status) : body, status);
   };
+}
+
+/** An enveloped answer (`{data, status}`, a 2xx object body) with its payload reshaped. */
+function reshapeEnveloped(ctx: AppContext, data: (payload: unknown) => unknown): void {
+  const body = ctx.body as { data?: unknown } | null | undefined;
+  if (ctx.status >= 300 || !body || typeof body !== 'object' || Buffer.isBuffer(body) || !('data' in body)) return;
+  ctx.body = { ...body, data: data(body.data) };
 }
 
 function envelope(data: unknown, status: number) {

@@ -7,13 +7,14 @@ import type { AppContext } from '../state.js';
  * - `raw`: the same bytes in every profile (OAuth is RFC 6749 in both; health, metrics and the
  *   API description are ours; the v2 schema documents are unwrapped in the original too).
  * - `enveloped`: the handler already answers `{data, status}` in every profile (the users API;
- *   sensors, observations and subjects, CONTRACT §10).
+ *   sensors, observations and subjects, CONTRACT §10); `data`, when given, reshapes the payload
+ *   under `data`.
  * - `wrap` (the default): `{data: <payload>, status: {code, message}}`, the payload optionally
  *   reshaped by `data` first; a 204 becomes 200 with `data: null`.
  */
 export type EarthRangerRule =
   | { kind: 'raw' }
-  | { kind: 'enveloped' }
+  | { kind: 'enveloped'; data?: (payload: unknown) => unknown }
   | { kind: 'wrap'; data?: (payload: unknown, ctx: AppContext, status: number) => unknown; status?: (status: number) => number };
 
 const RAW: EarthRangerRule = { kind: 'raw' };
@@ -43,6 +44,17 @@ const RULES: Record<string, EarthRangerRule> = {
   'eventtypes.patch': { kind: 'wrap', data: () => null },
   'eventtypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
   'patroltypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
+  // Records carry `revision` in the fieldops profile only (issue 26 §2): the original's fields, exactly.
+  ...shaped(['events.get', 'events.create', 'events.patch', 'segments.events.create'], bareRecord),
+  ...shaped(['events.list', 'segments.events'], (payload) => mapResults(payload, bareRecord)),
+  ...shaped(['patrols.get', 'patrols.create', 'patrols.replace', 'patrols.patch'], barePatrol),
+  'patrols.list': { kind: 'wrap', data: (payload) => mapResults(payload, barePatrol) },
+  ...shaped(['segments.get', 'segments.create', 'segments.replace', 'segments.patch'], bareSegment),
+  'segments.list': { kind: 'wrap', data: (payload) => mapResults(payload, bareSegment) },
+  'subjects.get': { kind: 'enveloped', data: bareRecord },
+  'subjects.list': { kind: 'enveloped', data: (payload) => mapItems(payload, bareRecord) },
+  subjectgroups: { kind: 'wrap', data: (payload) => mapItems(payload, (group) => ({ ...group, subjects: mapItems(group.subjects, bareRecord) })) },
+  trackedby: { kind: 'wrap', data: bareTrackedBy },
 };
 
 export function earthRangerRule(routeName: string | undefined): EarthRangerRule {
@@ -59,6 +71,51 @@ export const RULED_ROUTES = Object.keys(RULES);
 function valueOf(payload: unknown): string {
   const value = (payload as { value?: unknown } | null)?.value;
   return encodeURIComponent(String(value ?? ''));
+}
+
+function shaped(routes: string[], data: (payload: unknown) => unknown): Record<string, EarthRangerRule> {
+  return Object.fromEntries(routes.map((route) => [route, { kind: 'wrap', data }]));
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A record without its top-level `revision` (an event, a subject). Only that key: `revision`
+ * inside `event_details` or a subject's `additional` is the tenant's data.
+ */
+function bareRecord(record: unknown): unknown {
+  if (!isRecord(record) || !Object.hasOwn(record, 'revision')) return record;
+  const { revision: _revision, ...rest } = record;
+  return rest;
+}
+
+/** A segment without its revision, nor its subject leader's. */
+function bareSegment(segment: unknown): unknown {
+  const bare = bareRecord(segment);
+  if (!isRecord(bare) || !isRecord(bare.leader)) return bare;
+  return { ...bare, leader: bareRecord(bare.leader) };
+}
+
+function barePatrol(patrol: unknown): unknown {
+  const bare = bareRecord(patrol);
+  if (!isRecord(bare) || !Array.isArray(bare.patrol_segments)) return bare;
+  return { ...bare, patrol_segments: bare.patrol_segments.map(bareSegment) };
+}
+
+/** The tracked-by schema's leaders (`enum`, `enum_ext[].value`) without their revisions. */
+function bareTrackedBy(payload: unknown): unknown {
+  if (!isRecord(payload) || !isRecord(payload.properties) || !isRecord(payload.properties.leader)) return payload;
+  const leader = payload.properties.leader;
+  const bare = {
+    ...leader,
+    ...(Array.isArray(leader.enum) ? { enum: leader.enum.map(bareRecord) } : {}),
+    ...(Array.isArray(leader.enum_ext) ? { enum_ext: mapItems(leader.enum_ext, (item) => ({ ...item, value: bareRecord(item.value) })) } : {}),
+  };
+  return { ...payload, properties: { ...payload.properties, leader: bare } };
+}
+
+function mapItems(items: unknown, item: (entry: Record<string, unknown>) => unknown): unknown {
+  return Array.isArray(items) ? items.map((entry) => (isRecord(entry) ? item(entry) : entry)) : items;
 }
 
 function mapResults(payload: unknown, item: (entry: Record<string, unknown>) => unknown): unknown {

@@ -3,6 +3,24 @@ import { eventHandlers } from '../handlers/events.js';
 import { eventPartHandlers } from '../handlers/events-notes.js';
 import { type Route, json, keyed } from './types.js';
 import { eventSchemas as s } from '../schemas/events.js';
+import { eventBatchHandlers } from '../handlers/events-batch.js';
+import type { JSONSchema, RouteSchema } from '../schemas/types.js';
+import { MAX_PUSH_ENTRIES } from '../../../protocol/push.js';
+
+/**
+ * POST events takes one event or an array of them (the original accepts both): the array is
+ * created all or nothing (handlers/events-batch.ts), at most MAX_PUSH_ENTRIES at once.
+ */
+function oneOrMany(create: RouteSchema): RouteSchema {
+  const item = create.body!.schema;
+  const one = create.responses[201]!;
+  return {
+    ...create,
+    description: 'One event, or an array of events created all or none (201 with the array, in order). Array items that are not valid are a 400 naming each by index; a client id that exists already is a 409 for the whole array.',
+    body: { kind: 'json', schema: { type: ['object', 'array'], items: item, minItems: 1, maxItems: MAX_PUSH_ENTRIES, if: { type: 'object' }, then: item, 'x-error-codes': { minItems: 'empty_batch', maxItems: 'batch_too_large' } } as JSONSchema },
+    responses: { ...create.responses, 201: { ...one, json: { oneOf: [one.json!, { type: 'array', items: one.json! }] } } },
+  };
+}
 
 /**
  * Events, their notes and files, and the events of a patrol segment. One event answers at the
@@ -11,6 +29,8 @@ import { eventSchemas as s } from '../schemas/events.js';
  */
 export function eventRoutes(services: Services): Route[] {
   const h = eventHandlers({ events: services.events, trustProxy: services.trustProxy });
+  const batch = eventBatchHandlers({ events: services.events, trustProxy: services.trustProxy });
+  const create = (ctx: Parameters<typeof h.create>[0]) => (Array.isArray(ctx.state.body) ? batch.createMany(ctx) : h.create(ctx));
   const p = eventPartHandlers({ events: services.events, files: services.files, uploadSlots: services.uploadSlots, maxFieldBytes: services.bodyLimits.formBytes, trustProxy: services.trustProxy });
   const list = '/api/v1.0/activity/events';
   const one = ['/api/v1.0/activity/event/:id', `${list}/:id`];
@@ -20,7 +40,7 @@ export function eventRoutes(services: Services): Route[] {
     { name: 'segments.events', method: 'GET', paths: [segment], authenticate: true, schema: s.segmentEvents, handler: h.segmentEvents },
     { name: 'segments.events.create', method: 'POST', paths: [segment], authenticate: true, body: json, schema: s.createSegmentEvent, handler: h.createSegmentEvent, idempotent: keyed.create('event', 'events.get', 'id', true) },
     { name: 'events.list', method: 'GET', paths: [list], authenticate: true, schema: s.list, handler: h.list },
-    { name: 'events.create', method: 'POST', paths: [list], authenticate: true, body: json, schema: s.create, handler: h.create, idempotent: keyed.create('event', 'events.get', 'id', true) },
+    { name: 'events.create', method: 'POST', paths: [list], authenticate: true, body: json, schema: oneOrMany(s.create), handler: create, idempotent: keyed.create('event', 'events.get', 'id', true) },
     { name: 'events.get', method: 'GET', paths: one, authenticate: true, schema: s.get, handler: h.get },
     { name: 'events.patch', method: 'PATCH', paths: one, authenticate: true, body: json, schema: s.patch, handler: h.update, idempotent: keyed.update('event', 'events.get') },
     { name: 'events.delete', method: 'DELETE', paths: one, authenticate: true, schema: s.remove, handler: h.remove, idempotent: keyed.remove('event') },

@@ -9,6 +9,9 @@ import { docsRoutes } from './docs.js';
 import { startupRoutes } from './startup.js';
 import { staticRoutes } from './static.js';
 import { syncRoutes } from './sync.js';
+import { conflictRoutes } from './conflicts.js';
+import { uploadRoutes } from './uploads.js';
+import { pushRoutes } from './push.js';
 import type { Route } from './types.js';
 import { describeIdempotency } from './idempotent.js';
 
@@ -20,7 +23,7 @@ export type { Route, Method } from './types.js';
  * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...syncRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
+  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...syncRoutes(services), ...conflictRoutes(services), ...pushRoutes(services), ...uploadRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
   // The description covers the whole table, its own routes included.
   table.push(...docsRoutes(() => table));
   return table;

@@ -1,6 +1,6 @@
 import type { BodyKind } from '../middleware/body.js';
 import type { RouteSchema } from '../schemas/types.js';
-import type { AppContext } from '../state.js';
+import type { AppContext, Middleware } from '../state.js';
 import type { RecordKind } from '../../../protocol/sync.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -24,6 +24,10 @@ export interface Route {
   handler: (ctx: AppContext) => Promise<void> | void;
   /** A record write that honours `Idempotency-Key` (middleware/idempotency.ts). */
   idempotent?: IdempotentRoute;
+  /** This route's JSON body limit, instead of FIELDOPS_JSON_LIMIT (the batched push's). */
+  bodyBytes?: number;
+  /** A step after authentication and before the body is read (admission: 429 before reading megabytes). */
+  admit?: Middleware;
 }
 
 /** How a route honours `Idempotency-Key`, and how it answers a committed write whose answer was lost. */

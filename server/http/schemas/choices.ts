@@ -83,6 +83,7 @@ export const subject: JSONSchema = named('Subject', object({
   additional: { type: 'object' },
   created_at: dateTime,
   updated_at: dateTime,
+  revision: { type: 'integer', minimum: 1, description: 'The subject\'s revision (moves with every change). Fieldops profile only: the earthranger profile leaves it out.' },
 }));
 
 export const trackedBy: RouteSchema = {

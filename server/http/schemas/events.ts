@@ -1,7 +1,7 @@
 import {
   AUTH_ERRORS, array, latLon, created, dateTime, errors, noContent, notModified, nullable, object, ok, page, pageParams, priority, queryParams, readErrors, readOnly, str, uuid, writeErrors,
 } from './common.js';
-import { patrolFile } from './patrols.js';
+import { BASE_REVISION_DOC, patrolFile, recordRevision } from './patrols.js';
 import { type JSONSchema, type RouteSchema, named } from './types.js';
 
 /** Events and segment events (CONTRACT §5b), and patrol files (CONTRACT §6). */
@@ -44,12 +44,13 @@ const event: JSONSchema = named('Event', object({
   url: { type: 'string', format: 'uri' },
   created_at: dateTime,
   updated_at: dateTime,
+  revision: { ...recordRevision, description: 'Moves with every change of the event, its notes or its files (the ETag names it too). Fieldops profile only.' },
 }));
 
 const READ_ONLY_ECHOES = [
   'serial_number', 'files', 'created_at', 'updated_at', 'url', 'reported_by', 'updates', 'is_collection', 'event_category',
   'icon_id', 'priority_label', 'sort_at', 'image_url', 'geojson', 'geometry', 'is_contained_in', 'related_subjects', 'patrols',
-  'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time',
+  'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time', 'revision',
 ];
 
 function eventBody(required: string[]): JSONSchema {
@@ -84,7 +85,9 @@ const eventCreate = named('EventCreate', eventBody(['event_type']));
 const eventPatch = named('EventPatch', eventBody([]));
 const bytes = { description: 'The bytes, as a download (`Content-Disposition: attachment`).', mediaType: 'application/octet-stream' };
 const etagged = (json: JSONSchema) => ({ ...ok(json), headers: { ETag: 'The event\'s revision; send it in If-None-Match (GET) or If-Match (PATCH, DELETE).' } });
-const ifMatch = 'Optimistic concurrency: with `If-Match`, the write happens only when the tag names the event\'s current revision; otherwise 412.';
+const ifMatchOnly = 'Optimistic concurrency: with `If-Match`, the write happens only when the tag names the event\'s current revision; otherwise 412.';
+const ifMatch = `${ifMatchOnly}\n\n${BASE_REVISION_DOC}`;
+const removeDoc = `${ifMatchOnly}\n\n\`Fieldops-Base-Revision: <n>\` (optional): the \`revision\` the deletion was based on (digits only, 1 to 2^53-1; anything else is 400, field \`Fieldops-Base-Revision\`, code \`invalid\`).`;
 const listQuery = queryParams({
   ...pageParams,
   state: { anyOf: [{ type: 'string' }, array({ type: 'string' })], description: 'new, active, resolved (repeatable or comma-separated).' },
@@ -101,7 +104,7 @@ export const eventSchemas = {
   create: { summary: 'Create an event', tags: [tag], body: { kind: 'json', schema: eventCreate }, responses: { 201: created(event), ...writeErrors(), ...errors(409) } },
   get: { summary: 'One event', tags: [tag], params: eventId, responses: { 200: etagged(event), 304: notModified, ...readErrors() } },
   patch: { summary: 'Change an event', description: ifMatch, tags: [tag], params: eventId, body: { kind: 'json', schema: eventPatch }, responses: { 200: etagged(event), ...writeErrors(), ...errors(412) } },
-  remove: { summary: 'Delete an event (needs delete_event)', description: ifMatch, tags: [tag], params: eventId, responses: { 204: noContent, ...readErrors(), ...errors(412) } },
+  remove: { summary: 'Delete an event (needs delete_event)', description: removeDoc, tags: [tag], params: eventId, responses: { 204: noContent, ...readErrors(), ...errors(412) } },
   listNotes: { summary: 'Notes of an event', tags: [tag], params: eventId, responses: { 200: ok(array(eventNote)), ...readErrors() } },
   createNote: { summary: 'Add a note to an event', tags: [tag], params: eventId, body: { kind: 'json', schema: noteBody }, responses: { 201: created(eventNote), ...writeErrors() } },
   getNote: { summary: 'One note of an event', tags: [tag], params: noteParams, responses: { 200: ok(eventNote), ...readErrors() } },

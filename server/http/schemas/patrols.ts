@@ -9,6 +9,21 @@ import { type JSONSchema, type RouteSchema, named } from './types.js';
 
 const tag = 'patrols';
 
+/**
+ * A record's `revision` (issue 26 §2), in every fieldops body of an event, patrol, segment and
+ * subject. NOTE: required here because the response check sees the fieldops body; the
+ * earthranger profile strips it (presentation/rules.ts).
+ */
+export const recordRevision: JSONSchema = {
+  type: 'integer',
+  minimum: 1,
+  description: 'The record\'s revision: 1 on create, higher after every change. An update based on it names it in `Fieldops-Base-Revision`. Fieldops profile only: the earthranger profile leaves it out, as the original does.',
+};
+
+/** How a PATCH/PUT (or an event's DELETE) names its base: documented on each such route. */
+export const BASE_REVISION_DOC =
+  '`Fieldops-Base-Revision: <n>` (optional): the `revision` of the record the change was based on (digits only, 1 to 2^53-1; anything else is 400, field `Fieldops-Base-Revision`, code `invalid`). With it the server merges field by field: changes made since that revision to fields this request does not touch are kept.';
+
 const userRef = object({ id: uuid, username: nullable(str()) });
 
 const leader: JSONSchema = {
@@ -30,6 +45,7 @@ export const segment: JSONSchema = named('PatrolSegment', object({
   icon_id: nullable(str()),
   events: array(object({ id: uuid })),
   updated_at: dateTime,
+  revision: { ...recordRevision, description: 'Its patrol\'s revision when the segment last changed (one counter per patrol). Fieldops profile only.' },
 }));
 
 export const note: JSONSchema = named('PatrolNote', object({ id: uuid, text: str(), created_by: nullable(userRef), created_at: dateTime, updated_at: dateTime }));
@@ -64,6 +80,7 @@ export const patrol: JSONSchema = named('Patrol', object({
   updates: array(patrolUpdate),
   created_at: dateTime,
   updated_at: dateTime,
+  revision: { ...recordRevision, description: 'Moves with every change of the patrol\'s fields or of a segment (notes and files leave it). Fieldops profile only.' },
 }));
 
 // ---- write bodies: absent leaves a field unchanged, null clears it ----
@@ -91,7 +108,7 @@ function segmentBody(nested: boolean, required: string[] = []): JSONSchema {
     start_location: locationInput,
     end_location: locationInput,
   };
-  for (const name of ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at']) properties[name] = readOnly();
+  for (const name of ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at', 'revision']) properties[name] = readOnly();
   return object(properties, required, nested ? { 'x-error-codes': { type: 'invalid_type' } } : {});
 }
 
@@ -108,7 +125,7 @@ const patrolBody: JSONSchema = named('PatrolWrite', object(
       { properties: { id: { type: 'string', format: 'uuid', 'x-error-code': 'invalid' }, text: { type: 'string', minLength: 1, maxLength: 10000, 'x-error-code': 'invalid' } }, required: ['text'], 'x-error-codes': { required: 'invalid' } },
       { maxItems: 100, description: '`[{text}]`: notes to add (with an id: to update).', 'x-error-codes': { type: 'invalid', maxItems: 'invalid' } },
     ),
-    serial_number: readOnly(), updates: readOnly(), files: readOnly(), created_at: readOnly(), updated_at: readOnly(),
+    serial_number: readOnly(), updates: readOnly(), files: readOnly(), created_at: readOnly(), updated_at: readOnly(), revision: readOnly(),
   },
   [],
 ));
@@ -126,6 +143,8 @@ const noteParams = { ...patrolId, noteId: { description: 'Note id (UUID).', sche
 const segmentCreate = named('PatrolSegmentCreate', segmentBody(false, ['patrol']));
 const segmentUpdate = named('PatrolSegmentUpdate', segmentBody(false));
 
+const patrolUpdateDoc = `${BASE_REVISION_DOC}\n\nNo validators are served (rule 8). \`If-Match\` with a patrol version tag, as older CLIs queued it, is still checked: 412 unless it names the patrol's current version.`;
+
 const filterParam = str(undefined, {
   description: 'JSON `{date_range: {lower, upper}, patrols_overlap_daterange (default true), text, patrol_type: [ids or values], tracked_by: [ids]}`; invalid JSON or unknown keys are 400.',
 });
@@ -140,17 +159,17 @@ export const patrolSchemas = {
   create: { summary: 'Create a patrol (with nested segments and notes)', tags: [tag], body: { kind: 'json', schema: patrolBody }, responses: { 201: created(patrol), ...writeErrors(), ...errors(409) } },
   get: {
     summary: 'One patrol',
-    description: 'Carries an `ETag`: the patrol\'s version (its fields and segments) for `If-Match` on PATCH/PUT. Not a cache validator (specification rule 8): notes and files do not move it, so `If-None-Match` is not answered with 304.',
-    tags: [tag], params: patrolId, responses: { 200: { ...ok(patrol), headers: { ETag: 'The patrol\'s version, for If-Match.' } }, ...readErrors() },
+    description: 'No validators (specification rule 8): no `ETag`, no `Last-Modified`, never a 304. Its `revision` is what an update names as its base.',
+    tags: [tag], params: patrolId, responses: { 200: ok(patrol), ...readErrors() },
   },
-  replace: { summary: 'Update a patrol (fields left out stay as they are)', description: 'With `If-Match`, 412 unless it names the patrol\'s current ETag.', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
-  patch: { summary: 'Update a patrol', description: 'With `If-Match`, 412 unless it names the patrol\'s current ETag.', tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
+  replace: { summary: 'Update a patrol (fields left out stay as they are)', description: patrolUpdateDoc, tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
+  patch: { summary: 'Update a patrol', description: patrolUpdateDoc, tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
 
   listSegments: { summary: 'List patrol segments', tags: [tag], query: queryParams(pageParams), responses: { 200: ok(page(segment)), ...errors(400, ...AUTH_ERRORS, 404) } },
   createSegment: { summary: 'Create a segment of a patrol', tags: [tag], body: { kind: 'json', schema: segmentCreate }, responses: { 201: created(segment), ...writeErrors(), ...errors(409) } },
   getSegment: { summary: 'One segment', tags: [tag], params: segmentId, responses: { 200: ok(segment), ...readErrors() } },
-  replaceSegment: { summary: 'Update a segment', tags: [tag], params: segmentId, body: { kind: 'json', schema: segmentUpdate }, responses: { 200: ok(segment), ...writeErrors(), ...errors(409) } },
-  patchSegment: { summary: 'Update a segment', tags: [tag], params: segmentId, body: { kind: 'json', schema: segmentUpdate }, responses: { 200: ok(segment), ...writeErrors(), ...errors(409) } },
+  replaceSegment: { summary: 'Update a segment', description: BASE_REVISION_DOC, tags: [tag], params: segmentId, body: { kind: 'json', schema: segmentUpdate }, responses: { 200: ok(segment), ...writeErrors(), ...errors(409) } },
+  patchSegment: { summary: 'Update a segment', description: BASE_REVISION_DOC, tags: [tag], params: segmentId, body: { kind: 'json', schema: segmentUpdate }, responses: { 200: ok(segment), ...writeErrors(), ...errors(409) } },
 
   listNotes: { summary: 'Notes of a patrol', tags: [tag], params: patrolId, responses: { 200: ok(array(note)), ...readErrors() } },
   createNote: {

@@ -18,7 +18,8 @@ const change: JSONSchema = named('SyncChange', object({
   id: str(64),
   op: { enum: ['put', 'delete', 'remove'], description: '`remove`: the record exists but left the keys asked for (or that may be seen).' },
   version: { ...count, description: 'The position of the record\'s latest change; a laptop ignores a change older than what it holds.' },
-  etag: { type: ['string', 'null'], description: 'What a conditional update of the record sends as If-Match.' },
+  etag: { type: ['string', 'null'], description: 'What a conditional update of the record sends as If-Match (null: none offered; patrols offer none, specification rule 8).' },
+  revision: { type: ['integer', 'null'], minimum: 1, description: 'The record\'s revision (events, patrols, subjects): what an offline update names as its base (`Fieldops-Base-Revision`). Null for catalog kinds and for delete and remove.' },
   scopes: array(key),
   record: { type: ['object', 'null'], description: 'The record as its REST detail (catalogs: list with include_schema) endpoint shows it to the caller; null for delete and remove.' },
 }));

@@ -2,7 +2,7 @@
  * Every server write that changes a fed record marks it, so the change log (issue 25) misses
  * nothing: table-driven through the real HTTP API (and the service or repository where no route
  * writes), each write yields exactly the expected `sync_changes` rows (kind, record id, op).
- * Also: a patrol's note or file moves its `updated_at` but not its ETag (issue 16's contract),
+ * Also: a patrol's note or file moves its `updated_at` but not its revision (issue 26 §2),
  * and a tracked write outside a transaction throws before it writes.
  */
 import t from 'tap';
@@ -190,17 +190,19 @@ t.test(`every write marks what it changed (${dialect})`, async (t) => {
     });
   }
 
-  await t.test('a patrol note moves the patrol\'s updated_at but not its ETag', async (t) => {
+  await t.test('a patrol note moves the patrol\'s updated_at but not its revision', async (t) => {
     const read = async () => {
       const response = await s.request(`${P}/${state.patrol.id}`, { token });
-      return { etag: response.headers.get('etag'), updatedAt: ((await response.json()) as any).updated_at as string };
+      const body = (await response.json()) as any;
+      return { etag: response.headers.get('etag'), revision: body.revision as number, updatedAt: body.updated_at as string };
     };
     const before = await read();
     await new Promise((resolve) => setTimeout(resolve, 5));
     await json('POST', `${P}/${state.patrol.id}/notes`, { text: 'Another note' });
     const after = await read();
     t.ok(Date.parse(after.updatedAt) > Date.parse(before.updatedAt), `updated_at moved: ${before.updatedAt} -> ${after.updatedAt}`);
-    t.equal(after.etag, before.etag, 'the If-Match version is the same');
+    t.equal(after.revision, before.revision, 'the revision is the same');
+    t.same([before.etag, after.etag], [null, null], 'and no validator is served (rule 8)');
     const listed = await json('GET', `${P}?updated_since=${encodeURIComponent(after.updatedAt)}`, undefined);
     t.ok(listed.results.some((patrol: any) => patrol.id === state.patrol.id), 'updated_since finds it');
     await watch.rows();

@@ -17,7 +17,7 @@ import { freshMirror } from './mirror-file.js';
 const DAY = 'ev:day:2026-11-25';
 const OLD_DAY = 'ev:day:2026-10-26';
 
-const put = (i: number, scopes = [DAY]): Change => ({ kind: 'event', id: `e${i}`, op: 'put', version: 100 + i, etag: null, scopes, record: event(`2026-11-25T${String(i % 24).padStart(2, '0')}:00:00Z`) });
+const put = (i: number, scopes = [DAY]): Change => ({ kind: 'event', id: `e${i}`, op: 'put', version: 100 + i, etag: null, revision: 1, scopes, record: event(`2026-11-25T${String(i % 24).padStart(2, '0')}:00:00Z`) });
 
 function page(count: number, points: ResumePoint[] | undefined, extra: Partial<FeedPage> = {}): FeedPage {
   return { changes: Array.from({ length: count }, (_, i) => put(i)), cursor: 'page-end', has_more: true, settling: false, checkpoint: null, granted: [DAY], denied: [], ...(points ? { resume_points: points } : {}), ...extra };

@@ -57,7 +57,7 @@ export class FakeFeed {
   }
 
   private change(held: Held, scopes: string[]): Change {
-    return { kind: held.kind, id: held.id, op: 'put', version: held.version, etag: `"v${held.version}"`, scopes, record: held.record };
+    return { kind: held.kind, id: held.id, op: 'put', version: held.version, etag: `"v${held.version}"`, revision: held.version, scopes, record: held.record };
   }
 
   private sums(keys: string[]) {
@@ -113,9 +113,9 @@ export class FakeFeed {
       const row = this.log[cursor.l++]!;
       const now = this.records.get(`${row.kind}\n${row.id}`);
       const inNow = within(row.scopes);
-      if (row.op === 'delete') out.push({ kind: row.kind, id: row.id, op: 'delete', version: row.version, etag: null, scopes: [], record: null });
+      if (row.op === 'delete') out.push({ kind: row.kind, id: row.id, op: 'delete', version: row.version, etag: null, revision: null, scopes: [], record: null });
       else if (inNow.length && now && now.version === row.version) out.push(this.change(now, inNow));
-      else if (!inNow.length && within(row.old).length) out.push({ kind: row.kind, id: row.id, op: 'remove', version: row.version, etag: null, scopes: [], record: null });
+      else if (!inNow.length && within(row.old).length) out.push({ kind: row.kind, id: row.id, op: 'remove', version: row.version, etag: null, revision: null, scopes: [], record: null });
     }
     const hasMore = cursor.s !== null || cursor.l < this.log.length;
     const settling = !hasMore && this.settlingPages > 0;
@@ -155,7 +155,7 @@ export class FakeFeed {
       if (path === '/records') {
         return json(200, { changes: body.ids.map((id: string) => {
           const held = this.records.get(`${body.kind}\n${id}`);
-          return held ? this.change(held, held.scopes) : { kind: body.kind, id, op: 'delete', version: this.position, etag: null, scopes: [], record: null };
+          return held ? this.change(held, held.scopes) : { kind: body.kind, id, op: 'delete', version: this.position, etag: null, revision: null, scopes: [], record: null };
         }) });
       }
       return json(404, {});

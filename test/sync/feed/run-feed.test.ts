@@ -88,7 +88,7 @@ t.test('the version guard: an older change is ignored', async (t) => {
   await runFeed(options(knex, feed));
   const { applyChanges } = await import('../../../sync/feed/apply.js');
   const held = (await knex('pulled_events').first()).version;
-  const counts = await knex.transaction((trx) => applyChanges(trx, [{ kind: 'event', id: 'e0', op: 'put', version: held - 1, etag: null, scopes: [today], record: event('2020-01-01T00:00:00Z') }, { kind: 'event', id: 'e0', op: 'delete', version: held - 1, etag: null, scopes: [], record: null }]));
+  const counts = await knex.transaction((trx) => applyChanges(trx, [{ kind: 'event', id: 'e0', op: 'put', version: held - 1, etag: null, revision: 1, scopes: [today], record: event('2020-01-01T00:00:00Z') }, { kind: 'event', id: 'e0', op: 'delete', version: held - 1, etag: null, revision: null, scopes: [], record: null }]));
   t.equal(counts.ignored, 1, 'the older of the two (the newest per record counts) is ignored');
   t.equal((await knex('pulled_events').first()).sort_time, `${DAY}T00:00:00Z`);
 });
