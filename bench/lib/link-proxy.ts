@@ -39,6 +39,8 @@ export async function startLinkProxy(target: { host: string; port: number }, opt
   let connections = 0;
   let cuts = 0;
   let cutAt: number | null = null;
+  /** Between a threshold cut and its reset: no connection forwards anything more. */
+  let severedAll = false;
   const sockets = new Set<net.Socket>();
 
   /** Forwards `chunk` after the one-way delay (timers of one delay fire in the order they were set). */
@@ -66,14 +68,25 @@ export async function startLinkProxy(target: { host: string; port: number }, opt
       socket.on('close', () => sockets.delete(socket));
       socket.on('error', () => undefined);
     }
+    // Once this connection is cut nothing more of it is forwarded: a stream with a hole in it
+    // is not what a dropped link delivers.
+    let severed = false;
     client.on('data', (chunk: Buffer) => {
+      if (severed || severedAll) return;
       if (cutAt !== null && bytesUp + chunk.length >= cutAt) {
         const allowed = Math.max(0, cutAt - bytesUp);
         bytesUp += allowed;
-        if (allowed > 0) upstream.write(chunk.subarray(0, allowed));
         cutAt = null;
-        // The partial chunk reaches the target before the reset, as on a link that drops mid-send.
-        setImmediate(cutNow);
+        severed = true;
+        severedAll = true;
+        client.pause();
+        // The partial chunk reaches the target (after the one-way delay, behind the chunks before
+        // it) before the reset, as on a link that drops mid-send.
+        if (allowed > 0) later(upstream, chunk.subarray(0, allowed));
+        setTimeout(() => {
+          severedAll = false;
+          cutNow();
+        }, oneWay + 1);
         return;
       }
       bytesUp += chunk.length;

@@ -7,6 +7,7 @@
  * work's hooks (domain/idempotency/claim-hook.ts), so no service has to carry it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import type { RecordKind } from '../../protocol/sync.js';
 
 /** What a request's first committing write transaction stores with its key. */
@@ -52,6 +53,18 @@ export interface WriteOutcome {
 }
 
 export const writeScopes = new AsyncLocalStorage<WriteScope>();
+
+/**
+ * The key history and conflict rows are stored under: the principal's and the client's key
+ * together, since keys are the client's to choose and two users may pick the same one (a
+ * replay is recognised only for the principal that sent it). At most 255 characters: a longer
+ * pair is stored as its sha256.
+ */
+export function scopedEntryKey(scope: WriteScope | undefined): string | null {
+  if (!scope?.claim) return null;
+  const pair = `${scope.principalKey} ${scope.claim.key}`;
+  return pair.length <= 255 ? pair : `sha256:${createHash('sha256').update(pair).digest('hex')}`;
+}
 
 /** The scope of the request under way, when it carries an Idempotency-Key. */
 export function currentWriteScope(): WriteScope | undefined {

@@ -139,11 +139,31 @@ export async function queueResolution(outbox: OutboxStore, entry: OutboxEntry, c
   const queued = new Set(
     (await outbox.knex('outbox').where({ kind: 'conflict.resolve', status: 'pending' }).whereIn('target', chosen.map((c) => c.id)).select('target')).map((r: { target: string }) => r.target),
   );
-  const entries = chosen.filter((c) => !queued.has(c.id)).map((c) => ({
-    id: newId(), kind: 'conflict.resolve' as const, target: c.id, body: { choice, entry: entry.id, field: c.field } satisfies ResolutionBody,
-  }));
+  // Keeping mine on a field that earlier offline edits of the same record also lost: those are
+  // settled as theirs first (queued before, so sent before), else the earlier one's `mine` would
+  // be written first and this one would meet it as a stale conflict, forever.
+  const earlier = choice === 'mine' && entry.target ? await earlierOpen(outbox, entry, chosen.map((c) => c.field)) : [];
+  const earlierQueued = new Set(
+    earlier.length === 0 ? [] : (await outbox.knex('outbox').where({ kind: 'conflict.resolve', status: 'pending' }).whereIn('target', earlier.map((c) => c.id)).select('target')).map((r: { target: string }) => r.target),
+  );
+  const entries = [
+    ...earlier.filter((c) => !earlierQueued.has(c.id)).map((c) => ({
+      id: newId(), kind: 'conflict.resolve' as const, target: c.id, body: { choice: 'theirs' as const, entry: c.entryId, field: c.field } satisfies ResolutionBody,
+    })),
+    ...chosen.filter((c) => !queued.has(c.id)).map((c) => ({
+      id: newId(), kind: 'conflict.resolve' as const, target: c.id, body: { choice, entry: entry.id, field: c.field } satisfies ResolutionBody,
+    })),
+  ];
   await outbox.enqueue(entries);
   return entries.map((e) => e.id);
+}
+
+/** Open conflicts on `fields` of entries recorded before `entry` for the same record. */
+async function earlierOpen(outbox: OutboxStore, entry: OutboxEntry, fields: string[]): Promise<OutboxConflict[]> {
+  const rows: Array<{ id: string }> = await outbox.knex('outbox').where({ target: entry.target }).andWhere('seq', '<', entry.seq).whereNot({ id: entry.id }).select('id');
+  if (rows.length === 0) return [];
+  const open = await listConflicts(outbox.knex, { entryIds: rows.map((row) => row.id), status: ['open'] });
+  return open.filter((conflict) => fields.includes(conflict.field));
 }
 
 /** The entries (by id) with at least one conflict row: their `conflict` came from the server's merge. */

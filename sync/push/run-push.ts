@@ -33,6 +33,7 @@ import { pushOne, readBack } from './run-push-single.js';
 import { observationBatch, sameAsRecorded } from './requests.js';
 import { PushRun, Stop, type PushOptions, type PushReport } from './run-state.js';
 import { UploadRefused, uploadFile } from './uploads.js';
+import { crashPoint } from '../testing/crash-points.js';
 
 export { Stop, type PushEvent, type PushInterrupt, type PushOptions, type PushOutcome, type PushReport } from './run-state.js';
 
@@ -165,6 +166,7 @@ async function sendBatch(run: PushRun, batch: Batch, state: { batched: boolean; 
     repeatable: true,
   };
   const response = await run.send(request, new Set([404, 413, 429]), false);
+  crashPoint('push.after-send');
   if (response.status === 404) {
     state.batched = false;
     return batch.entries;
@@ -194,6 +196,7 @@ async function sendBatch(run: PushRun, batch: Batch, state: { batched: boolean; 
   const outside = [...new Set(batch.entries.flatMap((e) => [e.dependsOn, e.baseEntry]).filter((id): id is string => !!id && !inBatch.has(id)))];
   const statuses = new Map<string, OutboxStatus>([...(await run.outbox.getMany(outside))].map(([id, entry]) => [id, entry.status]));
   const decisions = decide(batch.entries, answer.outcomes, (id) => (run.failed.has(id) ? 'rejected' : statuses.get(id)));
+  crashPoint('push.before-settle');
   await run.settle(decisions.filter((d) => d.settled).map((d) => ({ entry: d.entry, outcome: d.settled! })));
   for (const d of decisions) {
     if (d.settled?.status === 'sent' && isFileEntry(d.entry)) await releaseStagedFile(run.outbox.knex, d.entry, d.outcome?.sha256 ?? null);

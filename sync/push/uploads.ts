@@ -29,10 +29,19 @@ import { FILE_SHA256_HEADER as SHA256_HEADER, TUS_VERSION, UPLOADS_PATH } from '
 import { sleep } from '../retry.js';
 import type { StagedFileBody } from '../outbox/attachments.js';
 import type { OutboxEntry } from '../outbox/model.js';
+import { crashPoint } from '../testing/crash-points.js';
 import { forgetUpload, readUpload, saveUploadCreated, saveUploadCreating, saveUploadMaxBytes, saveUploadOffset, saveUploadStored } from '../outbox/uploads-store.js';
 
 export { UPLOADS_PATH };
 export const UPLOAD_CHUNK_BYTES = 8 * 1024 * 1024;
+/**
+ * The PATCH size when `deps.chunkBytes` is not given: FIELDOPS_UPLOAD_CHUNK_BYTES (64 KiB at
+ * least; for tests and very poor links) or 8 MiB.
+ */
+function defaultChunkBytes(): number {
+  const configured = Number(process.env.FIELDOPS_UPLOAD_CHUNK_BYTES);
+  return Number.isSafeInteger(configured) && configured >= 64 * 1024 ? configured : UPLOAD_CHUNK_BYTES;
+}
 /** The server's answer naming the stored file's content hash (header names are read lowercased). */
 export const FILE_SHA256_HEADER = SHA256_HEADER.toLowerCase();
 const TUS = { 'tus-resumable': TUS_VERSION };
@@ -118,7 +127,7 @@ export async function uploadFile(entry: Pick<OutboxEntry, 'id' | 'kind' | 'body'
   checkStaged(file);
 
   const attempts = Math.max(1, deps.attempts ?? 4);
-  const chunk = Math.max(1, deps.chunkBytes ?? UPLOAD_CHUNK_BYTES);
+  const chunk = Math.max(1, deps.chunkBytes ?? defaultChunkBytes());
   let url = done?.url ?? null;
   // null: unknown, ask the server (HEAD) before sending anything.
   let offset: number | null = null;
@@ -141,6 +150,8 @@ export async function uploadFile(entry: Pick<OutboxEntry, 'id' | 'kind' | 'body'
           throw error;
         });
         url = created.url;
+        // Kill tests: the server created the upload, the mirror does not know where yet.
+        crashPoint('upload.after-create');
         await saveUploadCreated(deps.knex, entry.id, { url, offset: created.offset, size: file.size, sha256: file.sha256 });
         if (probe && created.sha256 === null) {
           // A repeated creation answers from the upload's record, while the request cut earlier may
@@ -156,7 +167,10 @@ export async function uploadFile(entry: Pick<OutboxEntry, 'id' | 'kind' | 'body'
         await saveUploadOffset(deps.knex, entry.id, standing.offset);
       } else {
         standing = await patch(url, offset, file, deps, chunk);
+        // Kill tests: a chunk acknowledged, its offset not stored (then stored).
+        crashPoint('upload.before-offset-save');
         await saveUploadOffset(deps.knex, entry.id, standing.offset);
+        crashPoint('upload.after-chunk');
       }
       offset = standing.offset;
       deps.onProgress?.({ entry: entry.id, offset, size: file.size });
@@ -205,7 +219,26 @@ async function create(key: string, file: StagedFileBody, deps: UploadDeps, first
   const metadata = `filename ${Buffer.from(file.filename).toString('base64')},sha256 ${Buffer.from(file.sha256).toString('base64')}`;
   const headers: Record<string, string> = { ...TUS, 'upload-length': String(file.size), 'upload-metadata': metadata, 'idempotency-key': key };
   if (first.byteLength > 0) headers['content-type'] = OCTETS;
-  const response = await send(deps, { method: 'POST', url: `${deps.server}${UPLOADS_PATH}`, headers, body: first.byteLength > 0 ? first : undefined });
+  let response: TransportResponse;
+  if (first.byteLength > 0) {
+    // Sent once: the transport would repeat it (it carries an Idempotency-Key), body and all,
+    // while the server answers a repeat without reading the body. After a failure the loop asks
+    // again without a body instead (`probe`): no byte crosses the link twice. (A `stop` already
+    // fired is how the retrying transport is told to start no retry.)
+    const once = new AbortController();
+    once.abort();
+    response = await deps
+      .transport({ method: 'POST', url: `${deps.server}${UPLOADS_PATH}`, headers, body: first, stop: deps.stop?.aborted ? deps.stop : once.signal, signal: deps.signal })
+      .catch((error: unknown) => {
+        // "Not retried" is the transport's word for the cut here, not an interruption of the push.
+        if (error instanceof TransportError && error.code === 'ABORTED' && !deps.stop?.aborted && !deps.signal?.aborted) {
+          throw new TransportError(`the creation of the upload was cut (${error.message})`, error.url, 'ECONNRESET');
+        }
+        throw error;
+      });
+  } else {
+    response = await send(deps, { method: 'POST', url: `${deps.server}${UPLOADS_PATH}`, headers });
+  }
   if (response.status !== 201 && response.status !== 200) {
     if (response.status === 413) throw tooLarge(file, null, response);
     throw answerFailure(response, 'POST', file);
@@ -241,7 +274,8 @@ function answerFailure(response: TransportResponse, method: string, file?: Stage
   if (status === 404 || status === 410) return new Gone(status);
   if (status === 460 && file) return checksumMismatch(file, response);
   if (status === 401) return failure('auth', `the server refused the credentials for an upload${detail(response)}`, 'log in again with `fieldops login` (or check FIELDOPS_TOKEN)');
-  if (status === 429 || status >= 500) return new Transient(new TransportError(`the server answered ${status} to ${method} ${UPLOADS_PATH}${detail(response)}`, UPLOADS_PATH, `HTTP_${status}`));
+  // 423: another writer holds the upload (after a server crash, its lease until it runs out): later.
+  if (status === 423 || status === 429 || status >= 500) return new Transient(new TransportError(`the server answered ${status} to ${method} ${UPLOADS_PATH}${detail(response)}`, UPLOADS_PATH, `HTTP_${status}`));
   return refusedBy(response, `the server refused the upload${file ? ` of ${file.filename}` : ''} (${method}, ${status})`);
 }
 

@@ -12,6 +12,7 @@
 import type { ChangeSet } from '../sync/ports.js';
 import { type WriteClaim, type WriteScope, currentWriteScope } from '../write-scope.js';
 import type { IdempotencyRepository } from './ports.js';
+import { crashPoint } from '../../testing/crash-points.js';
 
 const DAY_MS = 86_400_000;
 
@@ -52,6 +53,7 @@ export async function claimInTransaction(repository: IdempotencyRepository, chan
       });
     }
     scope.pending = true;
+    crashPoint('push.entry.before-commit');
     return;
   }
   if (!scope.claim) return;
@@ -76,6 +78,7 @@ export async function claimInTransaction(repository: IdempotencyRepository, chan
   // `pending` set, and the request's next write transaction claims again.
   scope.pending = true;
   scope.record = record ? { kind: record.kind, id: record.id } : null;
+  crashPoint('push.entry.before-commit');
 }
 
 /** Runs after the commit of a transaction whose pre-commit hook ran. */
@@ -85,5 +88,6 @@ export function claimCommitted(): void {
     scope.pending = false;
     scope.claimed = true;
     groups.delete(scope);
+    crashPoint('push.entry.after-commit');
   }
 }

@@ -6,7 +6,7 @@
 import { sameValue, type MergeKind } from '../../../protocol/merge-fields.js';
 import { type Principal, actingUser } from '../context.js';
 import type { Repositories } from '../ports.js';
-import { currentWriteScope } from '../write-scope.js';
+import { currentWriteScope, scopedEntryKey } from '../write-scope.js';
 import type { RevisionRow } from './ports.js';
 
 /** The device written for changes the server makes by itself (the automatic-done sweep). */
@@ -30,7 +30,7 @@ export function writer(principal: Principal | null): Pick<RevisionRow, 'userId' 
     userId: principal ? (actingUser(principal)?.id ?? null) : null,
     clientId: principal ? principal.client.clientId : null,
     deviceId: principal ? (scope?.deviceId ?? null) : SERVER_DEVICE,
-    entryKey: principal ? (scope?.claim?.key ?? null) : null,
+    entryKey: principal ? scopedEntryKey(scope) : null,
   };
 }
 

@@ -11,7 +11,7 @@ import type { WritePrecondition } from '../client-input.js';
 import type { Principal } from '../context.js';
 import { InputError } from '../errors.js';
 import type { Repositories } from '../ports.js';
-import { type WriteOutcome, currentWriteScope } from '../write-scope.js';
+import { type WriteOutcome, currentWriteScope, scopedEntryKey } from '../write-scope.js';
 import { recordRevision, writer } from './history.js';
 import type { ConflictRow } from './ports.js';
 import { type FieldValues, type MergeResult, threeWayMerge } from './three-way.js';
@@ -37,7 +37,7 @@ export interface PlanInput {
 /** Decides the update (reads only). `repos` are the write's transaction's, or the store's under a compare-and-set. */
 export async function planMerge(repos: Repositories, input: PlanInput): Promise<MergePlan> {
   const { kind, tenantId, id, revision, current, mine, pre } = input;
-  const entryKey = currentWriteScope()?.claim?.key ?? null;
+  const entryKey = scopedEntryKey(currentWriteScope());
   const base = pre.base;
   if (!base) {
     const replayed = entryKey ? await repos.revisions.findByEntry(tenantId, kind, id, entryKey) : null;
@@ -94,7 +94,7 @@ export async function finishMerge(repos: Repositories, principal: Principal, inp
 
 /** A replayed update: nothing is written; the outcome names the conflicts the first run kept. */
 export async function replayedOutcome(repos: Repositories, input: { kind: MergeKind; tenantId: string; id: string; revision: number; outcome: { kind: WriteOutcome['kind']; id: string } }): Promise<void> {
-  const key = currentWriteScope()?.claim?.key;
+  const key = scopedEntryKey(currentWriteScope());
   const conflicts = key ? await repos.conflicts.ofEntry(input.tenantId, input.kind, input.id, key) : [];
   setOutcome({ status: 'replayed', kind: input.outcome.kind, id: input.outcome.id, revision: input.revision, mergedFields: [], conflicts: conflicts.map(outcomeConflict) });
 }

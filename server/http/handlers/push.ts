@@ -14,6 +14,8 @@ import { type Admitted, type PushAdmission, type Refusal, isRefusal } from '../.
 import type { PushValue } from '../../domain/push/dispatch.js';
 import type { EntryResult, PushService } from '../../domain/push/service.js';
 import { errorBody } from '../error-body.js';
+import { MAX_BODY_DEPTH, deeperThan } from '../json-depth.js';
+import { crashPoint } from '../../testing/crash-points.js';
 import { deviceIdOf } from '../middleware/idempotency.js';
 import { presentEvent, presentEventFile, presentEventNote } from './events-presenters.js';
 import { presentNote, presentPatrol, presentPatrolFile, presentSegment } from '../presenters-patrols.js';
@@ -21,8 +23,7 @@ import { requestOrigin } from '../query.js';
 import { presentConflict } from './conflicts.js';
 import { type AppContext, type Middleware, requestContext } from '../state.js';
 
-/** Deeper entry bodies are rejected before anything recursive (hashing, services) sees them. */
-export const MAX_BODY_DEPTH = 64;
+export { MAX_BODY_DEPTH, deeperThan };
 
 const admitted = new WeakMap<AppContext, Admitted>();
 
@@ -74,6 +75,7 @@ export function pushHandlers(deps: { push: PushService; admission: PushAdmission
       }
       const principal = ctx.state.principal!;
       const results = await deps.push.run(requestContext(ctx), shallow, { principalKey: principalKey(principal), deviceId: deviceIdOf(ctx), overBudget });
+      crashPoint('idempotency.before-answer');
       const origin = requestOrigin(ctx, deps.trustProxy);
       const users = await authorsOf(ctx, deps.events, results);
       const outcomes: PushOutcome[] = [];
@@ -122,14 +124,3 @@ async function authorsOf(ctx: AppContext, events: EventService, results: EntryRe
   return events.usersNamed(requestContext(ctx), ids).catch(() => new Map());
 }
 
-/** Whether a JSON value nests deeper than `limit` (iterative: a deep value must not exhaust the stack here). */
-export function deeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return false;
-}

@@ -4,6 +4,7 @@ import { Metadata } from '@tus/server';
 import { DomainError, InputError, NotFoundError, PayloadTooLargeError, PreconditionFailedError, UnsupportedMediaTypeError, ConflictError } from '../../domain/errors.js';
 import { type TusUploads, type UploadCaller, readMetadata } from '../../storage/tus/server.js';
 import { CHECKSUM_MISMATCH, FILE_SHA256_HEADER, type FileUpload, UPLOADS_PATH } from '../../storage/tus/ports.js';
+import { crashPoint } from '../../testing/crash-points.js';
 import { errorBody } from '../error-body.js';
 import { IdempotencyKeyReusedError, deviceIdOf, parseIdempotencyKey } from '../middleware/idempotency.js';
 import { requestContext, type AppContext } from '../state.js';
@@ -86,6 +87,15 @@ export function uploadHandlers(deps: { uploads: TusUploads; slots: UploadSlots }
         await response.body?.cancel();
         return answerState(ctx, uploads, await finish(uploads, upload), 200);
       }
+      if (response.status === 404) {
+        // A PATCH's finish may have stored the upload and removed its received copy between the
+        // row read above and tus's own read: the row, read again, says so.
+        const now = await ownedUpload(ctx, uploads, caller);
+        if (now.state !== 'receiving') {
+          await response.body?.cancel();
+          return answerState(ctx, uploads, now, 200);
+        }
+      }
       await respond(ctx, response);
     },
 
@@ -103,7 +113,7 @@ export function uploadHandlers(deps: { uploads: TusUploads; slots: UploadSlots }
       }
       const release = takeSlot(ctx, deps.slots);
       try {
-        await respond(ctx, await uploads.handle(webRequest(ctx, true), caller));
+        await respond(ctx, await uploads.handle(webRequest(ctx, true, ctx.method, MID_PATCH), caller));
       } finally {
         release();
       }
@@ -194,7 +204,7 @@ function mediaType(ctx: AppContext): string {
 }
 
 /** The Koa request as tus reads it: method, headers, path, and (POST, PATCH) the body as a stream. */
-function webRequest(ctx: AppContext, withBody: boolean, method = ctx.method): Request {
+function webRequest(ctx: AppContext, withBody: boolean, method = ctx.method, midBody?: typeof MID_PATCH): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(ctx.req.headers)) {
     if (value === undefined) continue;
@@ -202,11 +212,14 @@ function webRequest(ctx: AppContext, withBody: boolean, method = ctx.method): Re
   }
   const init: RequestInit & { duplex?: 'half' } = { method, headers };
   if (withBody) {
-    init.body = bodyOf(ctx.req);
+    init.body = bodyOf(ctx.req, midBody);
     init.duplex = 'half';
   }
   return new Request(`http://localhost${ctx.path}`, init);
 }
+
+/** Kill tests: the server dies once a PATCH's body has passed 1 MiB (bytes on their way to the store). */
+const MID_PATCH = { at: 1024 * 1024, run: () => crashPoint('upload.mid-patch') };
 
 /** Bytes a body stream holds before it stops reading the socket (what a cut may lose). */
 const BODY_BUFFER_BYTES = 1024 * 1024;
@@ -217,8 +230,9 @@ const BODY_BUFFER_BYTES = 1024 * 1024;
  * (An errored stream drops what it holds; `Readable.toWeb` errors it.) A cut upload is never
  * taken for a finished one: that needs every declared byte.
  */
-function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
+function bodyOf(req: IncomingMessage, midBody?: typeof MID_PATCH): ReadableStream<Uint8Array> {
   let done = false;
+  let received = 0;
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
@@ -230,6 +244,7 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
         req.on('data', (chunk: Buffer) => {
           if (done) return;
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if (midBody && received < midBody.at && (received += chunk.byteLength) >= midBody.at) midBody.run();
           if ((controller.desiredSize ?? 1) <= 0) req.pause();
         });
         req.on('end', end);

@@ -19,13 +19,14 @@
  * Every record write runs in a write scope, keyed or not: the scope names the device
  * (`Fieldops-Client-Id`, when sane) that history and conflict rows record. Only a keyed one claims.
  */
-import { DomainError } from '../../domain/errors.js';
+import { DomainError, InputError } from '../../domain/errors.js';
 import type { StoredKey } from '../../domain/idempotency/ports.js';
 import { requestHash } from '../../domain/idempotency/request-hash.js';
 import { type IdempotencyService, principalKey } from '../../domain/idempotency/service.js';
 import { type WriteScope, writeScopes } from '../../domain/write-scope.js';
 import type { IdempotentRoute, Route } from '../routes/types.js';
 import { errorBody } from '../error-body.js';
+import { MAX_BODY_DEPTH, deeperThan } from '../json-depth.js';
 import type { AppContext, Middleware } from '../state.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -87,9 +88,14 @@ export async function beginIdempotent(ctx: AppContext, hashed: unknown): Promise
   const keyed = keyedRequests.get(ctx);
   if (!keyed || keyed.scope.claim) return;
   const { route, scope, key } = keyed;
+  if (deeperThan(hashed, MAX_BODY_DEPTH)) throw InputError.field('body', 'too_deep', `The body nests deeper than ${MAX_BODY_DEPTH} levels.`, ['Send a flatter body.']);
   const params: Record<string, string> = { ...(ctx.params as Record<string, string>) };
   keyed.hashed = hashed;
-  scope.claim = { key, requestHash: requestHash(route.name, params, hashed), op: route.name, recordKind: route.idempotent.recordKind };
+  // The preconditions are part of the request: the same key with another base is another request (422).
+  const base = ctx.get('Fieldops-Base-Revision');
+  const ifMatch = ctx.get('If-Match');
+  const hashedRequest = base || ifMatch ? { body: hashed ?? null, base: base || null, if_match: ifMatch || null } : hashed;
+  scope.claim = { key, requestHash: requestHash(route.name, params, hashedRequest), op: route.name, recordKind: route.idempotent.recordKind };
   const stored = await keyed.service.find(scope, key);
   if (!stored) return;
   if (stored.requestHash !== scope.claim.requestHash) throw reused();

@@ -3,6 +3,7 @@ import type { Clock } from '../../db/time.js';
 import type { Store } from '../../domain/ports.js';
 import type { FileStore } from '../file-store.js';
 import type { TusDatastore } from './datastore.js';
+import { crashPoint } from '../../testing/crash-points.js';
 import { CHECKSUM_MISMATCH, type FileUpload } from './ports.js';
 
 export interface FinishDeps {
@@ -55,6 +56,8 @@ export async function finishUpload(deps: FinishDeps, upload: FileUpload, options
     const stored = await staged.commit();
     const at = deps.clock.now();
     await deps.store.transaction((repos) => repos.uploads.markStored(upload.id, stored, at, at + deps.expiryMs));
+    // Kill tests: stored and marked, the answer (and the tus copy's removal) not yet.
+    crashPoint('upload.after-store');
   } finally {
     // After the row refers to the bytes: the lease may end.
     await staged.discard();

@@ -5,7 +5,7 @@ import type { Clock } from '../../db/time.js';
 import type { UploadRepository } from './ports.js';
 
 /** How long a writer's lease lasts unrenewed (it is renewed every third of this while held). */
-export const LEASE_MS = 30_000;
+export const LEASE_MS = 10_000;
 /** How long a request waits for another process's writer before giving up (423). */
 const WAIT_MS = 15_000;
 const POLL_MS = 100;

@@ -3,12 +3,13 @@ import { Server, type Upload } from '@tus/server';
 import type { Logger } from 'pino';
 import type { Clock } from '../../db/time.js';
 import { type RequestContext, actingUser, requirePermission } from '../../domain/context.js';
-import { ConflictError } from '../../domain/errors.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../../domain/errors.js';
 import type { Store } from '../../domain/ports.js';
 import type { FileStore } from '../file-store.js';
 import type { FileRemovals } from '../file-sweeper.js';
 import type { TusDatastore } from './datastore.js';
 import { finishUpload, removeReceived } from './finish.js';
+import { crashPoint } from '../../testing/crash-points.js';
 import { DatabaseLocker } from './locker.js';
 import { FILE_SHA256_HEADER, type FileUpload, UPLOADS_PATH, uploadPrincipal } from './ports.js';
 
@@ -47,18 +48,20 @@ const SHA256 = /^[0-9a-f]{64}$/;
  */
 export class TusUploads {
   readonly server: Server;
+  private readonly locker: DatabaseLocker;
   private readonly callers = new WeakMap<Request, UploadCaller>();
   /** The upload a request finished: its received copy is removed once tus has answered. */
   private readonly finishedBy = new WeakMap<Request, string>();
 
   constructor(private readonly deps: TusUploadDeps) {
     const { tus } = deps;
+    this.locker = new DatabaseLocker({ uploads: deps.store.repos.uploads, clock: deps.clock, rowIdOf: tus.urlIdOf });
     this.server = new Server({
       path: UPLOADS_PATH,
       datastore: tus.datastore,
       relativeLocation: true,
       maxSize: deps.maxFileBytes,
-      locker: new DatabaseLocker({ uploads: deps.store.repos.uploads, clock: deps.clock, rowIdOf: tus.urlIdOf }),
+      locker: this.locker,
       exposedHeaders: [FILE_SHA256_HEADER, 'Upload-Expires'],
       namingFunction: () => tus.tusIdOf(randomUUID().replace(/-/g, '')),
       getFileIdFromRequest: (_req, last) => (last && URL_ID.test(last) ? tus.tusIdOf(last) : undefined),
@@ -67,6 +70,8 @@ export class TusUploads {
       onUploadFinish: async (req, upload) => {
         const row = await this.deps.store.repos.uploads.find(tus.urlIdOf(upload.id));
         if (!row) throw { status_code: 404, body: 'No such upload.' };
+        // Kill tests: every byte received, nothing finished yet (a HEAD finishes it).
+        crashPoint('upload.before-finish');
         const finished = await finishUpload(this.deps, row, { keepReceived: true });
         this.finishedBy.set(req, upload.id);
         return { headers: { [FILE_SHA256_HEADER]: finished.sha256 ?? '' } };
@@ -108,10 +113,26 @@ export class TusUploads {
     return this.deps.store.repos.uploads.findByClientKey(caller.tenantId, caller.principal, clientKey);
   }
 
-  /** The bytes received so far (all of them once stored). */
+  /**
+   * The bytes received so far (all of them once stored). Read under the upload's lock, as tus's
+   * HEAD does: a request still writing (one whose client was cut) is asked to let go and is
+   * waited for, so no offset is answered while bytes are still on their way into the store.
+   */
   async offsetOf(upload: FileUpload): Promise<number> {
     if (upload.state !== 'receiving') return upload.length;
-    return (await this.deps.tus.datastore.getUpload(this.deps.tus.tusIdOf(upload.id))).offset;
+    const tusId = this.deps.tus.tusIdOf(upload.id);
+    const lock = this.locker.newLock(tusId);
+    try {
+      await lock.lock(new AbortController().signal, () => undefined);
+    } catch (error) {
+      if ((error as { status_code?: unknown } | null)?.status_code === 404) throw new NotFoundError('No such upload.');
+      throw new UnavailableError('The upload is being written by another request; retry shortly.');
+    }
+    try {
+      return (await this.deps.tus.datastore.getUpload(tusId)).offset;
+    } finally {
+      await lock.unlock();
+    }
   }
 
   /** When an unfinished upload expires (the row's expiry, sent as Upload-Expires). */
