@@ -56,6 +56,12 @@ export function registerOutboxCommands(program: Command, io: CliIo): void {
     withStores(io, async (ctx, stores, _options, id) => {
       const entry = await findEntry(stores, id);
       if (entry.status === 'sent') throw new UserFacingError(`${entry.id} was sent already`, 'change it on the server instead');
+      // A conflict the server's merge kept was applied there (the rest of the entry stands): it is
+      // settled, not dropped, so the server's conflict does not stay open for nobody.
+      const { listConflicts } = await import('../../sync/outbox/conflicts.js');
+      if ((await listConflicts(stores.outbox.knex, { entryId: entry.id, status: ['open'] })).length > 0) {
+        throw new UserFacingError(`${entry.id} was applied on the server except for fields in conflict`, `settle them instead: fieldops outbox resolve ${entry.id} --theirs (keeps the server's values) or --mine`, 2);
+      }
       await stores.outbox.settle([{ id: entry.id, status: 'dropped', reason: 'dropped by the user' }]);
       // A dropped file entry's staged copy goes too, unless another unsent entry uses the same bytes.
       const { releaseStagedFile } = await import('../../sync/outbox/attachments.js');

@@ -68,7 +68,7 @@ export async function recordBase(outbox: OutboxStore, family: RecordFamily, targ
     }
     // A create not yet on the server (or whose answer is not known) is also a dependency.
     const dependsOn = isCreate(latest) && latest.status !== 'sent' ? latest.id : latest.dependsOn && latest.status !== 'sent' ? latest.dependsOn : null;
-    return { baseEntry: latest.id, baseRevision: pulledRevision, baseEtag: null, dependsOn, basedOn: isCreate(latest) ? 'queued create' : 'queued entry' };
+    return { baseEntry: latest.id, baseRevision: pulledRevision, baseEtag: pulled?.etag ?? null, dependsOn, basedOn: isCreate(latest) ? 'queued create' : 'queued entry' };
   }
   if (pulledRevision !== null) return { baseEntry: null, baseRevision: pulledRevision, baseEtag: null, dependsOn: null, basedOn: 'pulled revision' };
   if (pulled?.etag) return { baseEntry: null, baseRevision: null, baseEtag: pulled.etag, dependsOn: null, basedOn: 'pulled version' };

@@ -21,7 +21,7 @@ export { MAX_PUSH_ENTRIES };
 /** Looks an entry up: this batch's first, then the outbox. */
 export type EntryLookup = (id: string) => Promise<OutboxEntry | null>;
 
-export type BaseChoice = { base: PushBase | undefined } | { wait: string };
+export type BaseChoice = { base: PushBase | undefined } | { wait: string } | { unknown: string };
 
 const UPDATES = new Set<OutboxEntry['kind']>(['event.update', 'patrol.update', 'segment.update']);
 
@@ -47,11 +47,15 @@ export async function baseOf(entry: OutboxEntry, inBatch: ReadonlySet<string>, l
     // Rejected, dropped, or a conflict of the one-by-one push (never applied): its own base.
     from = base;
   }
-  return { base: typeof from.baseRevision === 'number' ? { revision: from.baseRevision } : undefined };
+  // The chain broke: the revision this entry was recorded against, else the dead entry's. An
+  // update is never sent without a base (it would overwrite what changed on the server).
+  const revision = typeof entry.baseRevision === 'number' ? entry.baseRevision : from.baseRevision;
+  if (typeof revision === 'number') return { base: { revision } };
+  return { unknown: 'the change it followed was not applied and the version it was made on is unknown: pull the record (fieldops pull) and record the change again' };
 }
 
 /** The wire entry of an outbox entry (`body` given for file entries: `{id, upload, comment}`). */
-export function wireEntry(entry: OutboxEntry, base: PushBase | undefined, body: unknown = wireBody(entry)): PushEntry {
+export function wireEntry(entry: OutboxEntry, base: PushBase | undefined, body: unknown = wireBody(entry), inBatch?: ReadonlySet<string>): PushEntry {
   const wire: PushEntry = { key: entry.id, op: entry.kind as PushOp, body };
   if (!entry.kind.endsWith('.create') && entry.target) wire.id = entry.target;
   if (entry.kind === 'segment.update') {
@@ -59,7 +63,10 @@ export function wireEntry(entry: OutboxEntry, base: PushBase | undefined, body: 
     if (typeof segment === 'string') wire.segment = segment;
   }
   if (base) wire.base = base;
-  if (entry.dependsOn) wire.after = [entry.dependsOn];
+  // `after` only for a dependency in the same request: one already settled here may be unknown
+  // to the server under its key (a create settled by reading it back, or a key past retention),
+  // and the laptop has already checked it succeeded. Without `inBatch` it is always sent.
+  if (entry.dependsOn && (!inBatch || inBatch.has(entry.dependsOn))) wire.after = [entry.dependsOn];
   if (entry.userId) wire.recorded_by = entry.userId;
   return wire;
 }

@@ -62,6 +62,8 @@ async function singleBase(run: PushRun, entry: OutboxEntry): Promise<SingleBase 
   if (!UPDATES.has(entry.kind)) return { revision: null, etag: null };
   const choice = await baseOf(entry, new Set(), (id) => run.outbox.get(id));
   if ('wait' in choice) return 'wait';
+  // No revision known (an older server's records): the ETag the laptop pulled, as If-Match.
+  if ('unknown' in choice) return { revision: null, etag: entry.baseEtag ?? null };
   if (choice.base && 'revision' in choice.base) return { revision: choice.base.revision, etag: null };
   // A base entry answered without a revision (an older server): the ETag its answer carried.
   const baseEntry = choice.base && 'entry' in choice.base ? await run.outbox.get(choice.base.entry) : null;
@@ -69,7 +71,7 @@ async function singleBase(run: PushRun, entry: OutboxEntry): Promise<SingleBase 
 }
 
 /** The `revision` of a fieldops-profile record body (text or parsed), or null. */
-function revisionIn(body: unknown): number | null {
+export function revisionIn(body: unknown): number | null {
   let record = body;
   if (typeof body === 'string') {
     try {

@@ -29,7 +29,7 @@ import type { OutboxEntry, OutboxStatus } from '../outbox/model.js';
 import type { PushEntry, PushResponse } from '../../protocol/push.js';
 import { MAX_PUSH_ENTRIES, baseOf, fits, isFileEntry, isUpdate, wireBytes, wireEntry } from './batches.js';
 import { decide } from './outcomes.js';
-import { pushOne, readBack } from './run-push-single.js';
+import { pushOne, readBack, revisionIn } from './run-push-single.js';
 import { observationBatch, sameAsRecorded } from './requests.js';
 import { PushRun, Stop, type PushOptions, type PushReport } from './run-state.js';
 import { UploadRefused, uploadFile } from './uploads.js';
@@ -134,12 +134,12 @@ async function takeBatch(run: PushRun, queue: OutboxEntry[], limit: number): Pro
       queue.shift();
       continue;
     }
-    if (dependency !== 'send') {
+    if (dependency !== 'send' || (base && 'unknown' in base)) {
       queue.shift();
-      await run.settle([{ entry, outcome: { id: entry.id, status: 'rejected', reason: dependency } }]);
+      await run.settle([{ entry, outcome: { id: entry.id, status: 'rejected', reason: dependency !== 'send' ? dependency : (base as { unknown: string }).unknown } }]);
       continue;
     }
-    const wire = wireEntry(entry, base && 'base' in base ? base.base : undefined);
+    const wire = wireEntry(entry, base && 'base' in base ? base.base : undefined, undefined, keys);
     const size = wireBytes(wire);
     if (!fits(batch.entries.length, bytes, size, limit)) break;
     queue.shift();
@@ -217,7 +217,8 @@ async function settleRepeatedCreate(run: PushRun, entry: OutboxEntry): Promise<v
   const theirs = await readBack(run, entry);
   if (theirs && sameAsRecorded(entry, theirs.body)) {
     run.report.alreadyThere++;
-    return run.settle([{ entry, outcome: { id: entry.id, status: 'sent', etag: theirs.etag } }]);
+    // Its revision too: a following edit is based on it (this key is unknown to the server).
+    return run.settle([{ entry, outcome: { id: entry.id, status: 'sent', etag: theirs.etag, revision: revisionIn(theirs.body) } }]);
   }
   return run.settle([{ entry, outcome: { id: entry.id, status: 'conflict', reason: `the server already has ${entry.target} with other content (409)`, theirs: theirs ? { etag: theirs.etag, record: theirs.body } : null } }]);
 }
@@ -263,7 +264,8 @@ async function pushFiles(run: PushRun, files: OutboxEntry[], state: { batched: b
       continue;
     }
     const body = entry.body as { id: string; comment?: string };
-    const wire = wireEntry(entry, undefined, { id: body.id, upload, comment: body.comment ?? '' });
+    // Its create was checked here (sent): no `after`.
+    const wire = wireEntry(entry, undefined, { id: body.id, upload, comment: body.comment ?? '' }, new Set());
     const size = wireBytes(wire);
     if (!fits(batch.entries.length, bytes, size, state.limit)) await flush();
     batch.entries.push(entry);

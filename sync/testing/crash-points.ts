@@ -1,12 +1,25 @@
 /**
- * Crash points for the kill tests (issue 26: kill -9 of the CLI at every step of a batch and
- * of an upload). `crashPoint(name)` kills this process with SIGKILL, as a power cut would, when
- * `FIELDOPS_CLI_CRASH_POINTS` names it (comma-separated `name` or `name@n`: the n-th time it is
- * reached, default the first). Unset, it costs one Set lookup. Never set in production: the
- * variable is read once, at start.
+ * Crash points for the kill tests (issue 26: kill -9 of the CLI and of the server at every step
+ * of a batch and of an upload). A crash point kills its process with SIGKILL, as a power cut
+ * would, when the environment variable that arms it names it (comma-separated `name` or
+ * `name@n`: the n-th time it is reached, default the first). Unarmed, it costs one Map lookup.
+ * Never set in production: the variable is read once, at start. The CLI's points are armed by
+ * FIELDOPS_CLI_CRASH_POINTS; the server's (server/testing/crash-points.ts) by FIELDOPS_CRASH_POINTS.
  */
-const armed = parse(process.env.FIELDOPS_CLI_CRASH_POINTS);
-const reached = new Map<string, number>();
+export function crashPointsArmedBy(variable: string): (name: string) => void {
+  const armed = parse(process.env[variable]);
+  const reached = new Map<string, number>();
+  return (name) => {
+    const nth = armed.get(name);
+    if (nth === undefined) return;
+    const count = (reached.get(name) ?? 0) + 1;
+    reached.set(name, count);
+    if (count === nth) {
+      process.stderr.write(`crash point ${name} (#${count}): killing the process\n`);
+      process.kill(process.pid, 'SIGKILL');
+    }
+  };
+}
 
 function parse(value: string | undefined): Map<string, number> {
   const points = new Map<string, number>();
@@ -17,13 +30,5 @@ function parse(value: string | undefined): Map<string, number> {
   return points;
 }
 
-export function crashPoint(name: string): void {
-  const nth = armed.get(name);
-  if (nth === undefined) return;
-  const count = (reached.get(name) ?? 0) + 1;
-  reached.set(name, count);
-  if (count === nth) {
-    process.stderr.write(`crash point ${name} (#${count}): killing the process\n`);
-    process.kill(process.pid, 'SIGKILL');
-  }
-}
+/** The CLI's crash points (FIELDOPS_CLI_CRASH_POINTS). */
+export const crashPoint = crashPointsArmedBy('FIELDOPS_CLI_CRASH_POINTS');

@@ -102,5 +102,8 @@ t.test('conflicts shown per field and settled offline', async (t) => {
     t.equal(notConflict.code, 2);
     t.match(notConflict.stderr, /^error: .* has no field conflicts\nhint: `fieldops outbox` lists the conflicts/m);
     t.equal(resolutions().length, 2, 'no mistake queued anything');
+    const drop = await cli.run(['outbox', 'drop', entry]);
+    t.equal(drop.code, 2, 'an entry with open field conflicts is settled, not dropped');
+    t.match(drop.stderr, /^error: .* was applied on the server except for fields in conflict\nhint: settle them instead: fieldops outbox resolve .* --theirs/m);
   });
 });

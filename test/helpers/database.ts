@@ -108,3 +108,14 @@ export async function openTestDatabase(t: Test): Promise<Database | null> {
   });
   return database;
 }
+
+/**
+ * A temporary folder for a server process's files (FIELDOPS_DATA_DIR), removed after the test:
+ * never derived from the database's location (a PostgreSQL URL would become a folder in the
+ * working directory).
+ */
+export function serverDataDir(t: Test): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-serve-data-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

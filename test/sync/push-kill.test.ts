@@ -12,13 +12,12 @@
  * `@3` hits the first of A's edits: the second is based on it (`base: {entry}`).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import http from 'node:http';
 import path from 'node:path';
 import t from 'tap';
 import type { Test } from 'tap';
 import { cliEnv, type CliEnv } from '../helpers/cli-env.js';
-import { createTestDatabase, unavailableReason } from '../helpers/database.js';
+import { createTestDatabase, serverDataDir, unavailableReason } from '../helpers/database.js';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.js';
 import { listenForTest } from '../helpers/test-listener.js';
 
@@ -48,9 +47,7 @@ async function startSite(t: Test): Promise<Site | null> {
   }
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  // The server's files: a temporary folder (a PostgreSQL URL is no place to put them).
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-kill-data-'));
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = serverDataDir(t);
   let serve: ServeProcess | null = null;
   let upstream = '';
   let token = '';

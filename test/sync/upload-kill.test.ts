@@ -10,13 +10,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startLinkProxy } from '../../bench/lib/link-proxy.js';
 import { cliEnv, type CliEnv } from '../helpers/cli-env.js';
-import { createTestDatabase, unavailableReason } from '../helpers/database.js';
+import { createTestDatabase, serverDataDir, unavailableReason } from '../helpers/database.js';
 import { serveProcess, type ServeProcess } from '../helpers/serve-process.js';
 
 const MiB = 1024 * 1024;
@@ -42,9 +41,7 @@ async function startSite(t: Test): Promise<Site | null> {
   }
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  // The server's files: a temporary folder (a PostgreSQL URL is no place to put them).
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-kill-data-'));
-  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = serverDataDir(t);
   const port = await freePort();
   let serve: ServeProcess | null = null;
   let token = '';

@@ -285,11 +285,3 @@ export class PatrolService {
   }
 }
 
-function fieldsOf(input: PatrolInput): Partial<Patrol> {
-  const fields: Partial<Patrol> = {};
-  if (input.title !== undefined) fields.title = input.title;
-  if (input.objective !== undefined) fields.objective = input.objective;
-  if (input.priority !== undefined) fields.priority = input.priority;
-  if (input.state !== undefined) fields.state = input.state;
-  return fields;
-}

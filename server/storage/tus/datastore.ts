@@ -33,7 +33,12 @@ export async function openTusDatastore(config: FileStoreConfig, dataDir: string,
     const { FileStore } = await import('@tus/file-store');
     const directory = path.join(dataDir, 'uploads');
     await ensurePrivateDir(directory);
-    const store = new FileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
+    // FileStore makes its folder from its constructor with a callback that throws, an uncaught
+    // exception when the folder's parent goes away meanwhile (a throw-away data dir, as the
+    // OpenAPI emitter's): ours is made above, private, so that step is skipped.
+    const PreparedFileStore = class extends FileStore {};
+    Object.defineProperty(PreparedFileStore.prototype, 'checkOrCreateDirectory', { value: () => undefined });
+    const store = new PreparedFileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
     store.extensions = [...TUS_EXTENSIONS];
     return {
       datastore: store,

@@ -4,7 +4,7 @@
  * database is unavailable (the caller skips, saying why). Stopped and dropped at the test's end.
  */
 import type { Test } from 'tap';
-import { createTestDatabase, unavailableReason } from '../../helpers/database.js';
+import { createTestDatabase, serverDataDir, unavailableReason } from '../../helpers/database.js';
 import { serveProcess } from '../../helpers/serve-process.js';
 
 export type Api = (method: string, path: string, body?: unknown) => Promise<any>;
@@ -23,7 +23,7 @@ export async function startRealServer(t: Test, adminPassword: string): Promise<R
   }
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const serve = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: adminPassword });
+  const serve = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: serverDataDir(t), FIELDOPS_ADMIN_PASSWORD: adminPassword });
   const url = await serve.url;
   t.teardown(async () => {
     serve.child.kill('SIGTERM');
