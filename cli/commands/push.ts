@@ -52,6 +52,10 @@ export function registerPushCommand(program: Command, io: CliIo): void {
           }
           if (held.length > 0) throw heldFailure(held, me);
           if (report.rejected.length || report.conflicts.length) throw new CommandExit(EXIT.failure);
+          // Nothing refused and nothing stopped, yet some of this user's records are still queued
+          // (deferred again, or waiting on an entry that did not go): not a success.
+          const left = report.remaining - held.length;
+          if (left > 0) throw new UserFacingError(`${left} record${left === 1 ? ' is' : 's are'} still queued`, 'run `fieldops push` again; `fieldops outbox` shows what they wait for');
         } finally {
           await connection.close();
         }

@@ -14,6 +14,7 @@
  * lost update of issue 26): the user pulls first.
  */
 import { failure } from '../errors.js';
+import { readMirrorIdentity } from '../mirror/identity.js';
 import type { OutboxEntry, OutboxKind } from './model.js';
 import type { OutboxStore } from './store.js';
 
@@ -59,7 +60,8 @@ export function answeredWithRevision(entry: OutboxEntry): boolean {
  * base is known.
  */
 export async function recordBase(outbox: OutboxStore, family: RecordFamily, target: string, pulled: PulledBase | null): Promise<RecordedBase> {
-  const latest = await outbox.latestFor(target, RECORD_KINDS[family]);
+  const me = (await readMirrorIdentity(outbox.knex)).user?.userId ?? null;
+  const latest = await outbox.latestFor(target, RECORD_KINDS[family], undefined, me);
   const pulledRevision = pulled?.revision ?? null;
   if (latest) {
     if (answeredWithRevision(latest)) {

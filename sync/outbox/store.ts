@@ -207,9 +207,11 @@ export class OutboxStore {
    * The latest entry before `beforeSeq` (all, when absent) that changes `target` with one of
    * `kinds`, not dropped: what an update recorded now is based on (bases.ts).
    */
-  async latestFor(target: string, kinds: readonly string[], beforeSeq?: number): Promise<OutboxEntry | null> {
+  async latestFor(target: string, kinds: readonly string[], beforeSeq?: number, userId?: string | null): Promise<OutboxEntry | null> {
     const query = this.knex<Row>('outbox').where({ target }).whereIn('kind', [...kinds]).whereNot({ status: 'dropped' }).orderBy('seq', 'desc').first();
     if (beforeSeq !== undefined) query.andWhere('seq', '<', beforeSeq);
+    // Another user's entry is never a base: its key is that user's (the server would not know it).
+    if (userId) query.andWhere((q) => q.whereNull('user_id').orWhere({ user_id: userId }));
     const row = await query;
     return row ? toEntry(row) : null;
   }

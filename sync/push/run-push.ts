@@ -24,6 +24,7 @@
 import { describeErrorBody } from '../http-errors.js';
 import { TransportError, bodyText, header } from '../http.js';
 import { ClientFailure } from '../errors.js';
+import type { Knex } from 'knex';
 import { releaseStagedFile } from '../outbox/attachments.js';
 import type { OutboxEntry, OutboxStatus } from '../outbox/model.js';
 import type { PushEntry, PushResponse } from '../../protocol/push.js';
@@ -61,6 +62,7 @@ const oneByOne = (entry: OutboxEntry) => isFileEntry(entry) || etagOnly(entry);
 
 export async function runPush(options: PushOptions): Promise<PushReport> {
   const { outbox } = options;
+  await releaseSentFiles(outbox.knex);
   const run = new PushRun(options, (await outbox.counts()).pending);
   options.onEvent?.({ type: 'start', total: run.report.total });
   const state = { batched: options.batched !== false, limit: MAX_PUSH_ENTRIES, retried: new Set<string>() };
@@ -281,4 +283,22 @@ async function pushObservations(run: PushRun, batch: OutboxEntry[]): Promise<voi
   if (batch.length === 1) return run.settle([{ entry: batch[0]!, outcome: { id: batch[0]!.id, status: 'rejected', reason: `HTTP ${response.status}: ${describeErrorBody(response) ?? 'rejected'}` } }]);
   // The API stores nothing of a batch with an invalid item: send them one by one to keep the good ones.
   for (const entry of batch) await pushObservations(run, [entry]);
+}
+
+/**
+ * Staged copies of file entries the server has (sent) that are still beside the mirror: a push
+ * killed between storing an answer and removing the copy, a file sent one by one, or an answer
+ * that named no sha256. `sent` means the server attached the upload, whose bytes it checked
+ * against the entry's sha256 (a mismatch is a 460, never an attach).
+ */
+async function releaseSentFiles(knex: Knex): Promise<void> {
+  const rows: Array<{ id: string; kind: string; body: string }> = await knex('outbox')
+    .whereIn('kind', ['event.file', 'patrol.file'])
+    .where({ status: 'sent' })
+    .where((q: Knex.QueryBuilder) => q.whereNull('upload_state').orWhereNot({ upload_state: 'attached' }))
+    .select('id', 'kind', 'body');
+  for (const row of rows) {
+    const body = JSON.parse(row.body) as { sha256?: unknown };
+    await releaseStagedFile(knex, { id: row.id, kind: row.kind as OutboxEntry['kind'], body }, typeof body.sha256 === 'string' ? body.sha256 : null);
+  }
 }
