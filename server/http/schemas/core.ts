@@ -97,7 +97,7 @@ export const usersGet: RouteSchema = {
   summary: 'One user of the tenant (oneself always; others with view_user)',
   tags: ['users'],
   params: { id: { description: 'User id (UUID).', schema: uuid } },
-  responses: { 200: ok(envelope(user)), ...errors(...AUTH_ERRORS, 404) },
+  responses: { 200: ok(envelope(user)), ...errors(...AUTH_ERRORS, 400, 404) },
 };
 
 /** Strings are trimmed (the password is not) before the rules apply; null or empty counts as absent. */
