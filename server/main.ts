@@ -51,9 +51,8 @@ import { SensorService } from './domain/sensors/service.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { IconLibrary } from './storage/icons.js';
 import { openFileStore, withRemovals } from './storage/open.js';
-import { openTusDatastore } from './storage/tus/datastore.js';
-import { TusUploads } from './storage/tus/server.js';
-import { UploadSweep } from './storage/tus/sweep.js';
+import { openUploads } from './storage/tus/open.js';
+import type { UploadSweep } from './storage/tus/sweep.js';
 import type { FileSweeper } from './storage/file-sweeper.js';
 import { type ClusterMetrics, Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
@@ -156,9 +155,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const choices = new ChoiceService({ store, clock });
   const sync = openSync({ database, store, choices, clock, logger, retentionDays: config.syncRetentionDays, metrics });
   const { files, sweeper: fileSweeper } = withRemovals(await openFileStore(config.fileStore, config.dataDir), { knex: database.knex, clock, logger, graceSeconds: config.fileGraceSeconds });
-  const uploadExpiryMs = config.uploadExpiryHours * 3600_000;
-  const tus = await openTusDatastore(config.fileStore, config.dataDir, uploadExpiryMs);
-  const uploads = new TusUploads({ store, clock, files, removals: fileSweeper, tus, logger, maxFileBytes: config.maxFileBytes, expiryMs: uploadExpiryMs });
+  const { uploads, sweep: uploadSweep } = await openUploads({ store, clock, logger, files, removals: fileSweeper, fileStore: config.fileStore, dataDir: config.dataDir, maxFileBytes: config.maxFileBytes, expiryHours: config.uploadExpiryHours });
   const services: Services = {
     uploads,
     store,
@@ -204,7 +201,6 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   };
   const sweeper = new PatrolSweeper({ store, clock, patrols: services.patrols, logger });
   const idempotencySweep = new IdempotencySweep({ repository: idempotencyKeys, clock, logger });
-  const uploadSweep = new UploadSweep({ store, clock, tus, removals: fileSweeper, logger });
   return { config, database, store, services, admin, sweeper, fileSweeper, syncRetention: sync.retention, syncBackfill: sync.backfill, idempotencySweep, uploadSweep, clock, close };
 }
 
