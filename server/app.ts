@@ -1,4 +1,9 @@
 import Koa from 'koa';
+import type { SourceService } from './domain/subjects/sources.js';
+import type { TrackService } from './domain/tracks/service.js';
+import type { EventExportService } from './domain/events/export.js';
+import type { MessageService } from './domain/messages/service.js';
+import type { FeatureService } from './domain/features/service.js';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { TusUploads } from './storage/tus/server.js';
@@ -96,6 +101,12 @@ export interface Services {
   uploads?: TusUploads;
   /** Response profile of clients that name none (CONTRACT §11). */
   apiProfile: ApiProfile;
+  /** Issue 27: sources, providers, assignments; tracks and tracking exports; the events export; messages; feature sets. */
+  sources: SourceService;
+  tracks: TrackService;
+  eventExports: EventExportService;
+  messages: MessageService;
+  features: FeatureService;
   /** JSON and text bodies larger than this are compressed (FIELDOPS_COMPRESS_MIN_BYTES; default 1024). */
   compressMinBytes?: number;
 }

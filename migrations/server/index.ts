@@ -20,6 +20,7 @@ import * as idempotencyPrincipal from './20261127_0102_idempotency_principal.js'
 import * as revisions from './20261128_0101_revisions.js';
 import * as mergeHistory from './20261128_0102_merge_history.js';
 import * as fileUploads from './20261128_0103_file_uploads.js';
+import * as subjectSide from './20261129_0101_subject_side.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -47,4 +48,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261128_0101_revisions', migration: revisions },
   { name: '20261128_0102_merge_history', migration: mergeHistory },
   { name: '20261128_0103_file_uploads', migration: fileUploads },
+  { name: '20261129_0101_subject_side', migration: subjectSide },
 ];

@@ -29,6 +29,11 @@ import { KnexSyncRepository } from './sync/repository.js';
 import type { TrackedTransaction } from './tracked-transaction.js';
 import { KnexRevisionRepository } from './repositories/revisions.js';
 import { KnexConflictRepository } from './repositories/conflicts.js';
+import { KnexSubjectSourceRepository } from './repositories/subject-sources.js';
+import { KnexTrackRepository } from './repositories/tracks.js';
+import { KnexEventRelationshipRepository } from './repositories/event-relationships.js';
+import { KnexMessageRepository } from './repositories/messages.js';
+import { KnexFeatureRepository } from './repositories/features.js';
 
 // `changes`: where this transaction's writes mark the records they touch (NO_TRANSACTION outside one).
 // `tracked` (outside a transaction only): a tracked transaction of its own, for the patrol create's fast paths.
@@ -57,6 +62,11 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
     uploads: translated(new KnexUploadRepository(db)),
     revisions: translated(new KnexRevisionRepository(db)),
     conflicts: translated(new KnexConflictRepository(db)),
+    subjectSources: translated(new KnexSubjectSourceRepository(db, dialect, changes)),
+    tracks: translated(new KnexTrackRepository(db, dialect, changes)),
+    eventRelationships: translated(new KnexEventRelationshipRepository(db, dialect, changes)),
+    messages: translated(new KnexMessageRepository(db, dialect, changes)),
+    features: translated(new KnexFeatureRepository(db, dialect, changes)),
   };
 }
 

@@ -11,6 +11,13 @@ export const PERMISSIONS = [
   'delete_event',
   // Operations: read /metrics (not in CONTRACT §2's list; added for the metrics endpoint).
   'view_metrics',
+  // The subject side (issue 27): subjects, sources and their assignments, messages, feature
+  // sets, and the data exports (the original's `export` permission sets).
+  'add_subject', 'change_subject', 'delete_subject',
+  'view_source', 'add_source', 'change_source', 'delete_source',
+  'view_message', 'add_message', 'change_message', 'delete_message',
+  'view_feature', 'add_feature',
+  'export_event', 'export_observation',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -1,3 +1,8 @@
+import type { SubjectSourceRepository } from './subjects/sources-ports.js';
+import type { TrackRepository } from './tracks/ports.js';
+import type { EventRelationshipRepository } from './events/relationship-ports.js';
+import type { MessageRepository } from './messages/ports.js';
+import type { FeatureRepository } from './features/ports.js';
 import type {
   CatalogItem,
   Choice,
@@ -228,6 +233,15 @@ export interface Repositories {
   /** Field-level history and kept conflicts of events and patrols (server/domain/merge/ports.ts). */
   revisions: RevisionRepository;
   conflicts: ConflictRepository;
+  /** Issue 27: sources, providers and their assignments to subjects over time. */
+  subjectSources: SubjectSourceRepository;
+  /** Issue 27: tracks and tracking exports (observations through assignments). */
+  tracks: TrackRepository;
+  /** Issue 27: incidents (`contains` relationships between events). */
+  eventRelationships: EventRelationshipRepository;
+  messages: MessageRepository;
+  /** Issue 27: spatial feature sets. */
+  features: FeatureRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */

@@ -1,4 +1,8 @@
 import type { AppContext } from '../state.js';
+import { AREA_RULES as SUBJECT_RULES } from './rules-subjects.js';
+import { AREA_RULES as TRACK_RULES } from './rules-tracks.js';
+import { AREA_RULES as EVENT_MAP_RULES } from './rules-events-map.js';
+import { AREA_RULES as MESSAGE_RULES } from './rules-messages.js';
 
 /**
  * How a route's response is shown in the `earthranger` profile (CONTRACT §11), by route name:
@@ -22,7 +26,8 @@ const WRAP: EarthRangerRule = { kind: 'wrap' };
 
 /** Routes whose name starts with one of these are `raw`. */
 // `sync.`: the feed's wire is one protocol (protocol/sync.ts) whatever the profile.
-const RAW_PREFIXES = ['oauth.', 'healthz', 'readyz', 'metrics', 'openapi', 'docs', 'sync.'];
+// `exports.`, `kml.`: files (CSV, KML), streamed as they are in every profile.
+const RAW_PREFIXES = ['oauth.', 'healthz', 'readyz', 'metrics', 'openapi', 'docs', 'sync.', 'exports.', 'kml.'];
 
 const ENVELOPED: EarthRangerRule = { kind: 'enveloped' };
 /** Routes whose name starts with one of these are `enveloped`. */
@@ -55,6 +60,10 @@ const RULES: Record<string, EarthRangerRule> = {
   'subjects.list': { kind: 'enveloped', data: (payload) => mapItems(payload, bareRecord) },
   subjectgroups: { kind: 'wrap', data: (payload) => mapItems(payload, (group) => ({ ...group, subjects: mapItems(group.subjects, bareRecord) })) },
   trackedby: { kind: 'wrap', data: bareTrackedBy },
+  ...SUBJECT_RULES,
+  ...TRACK_RULES,
+  ...EVENT_MAP_RULES,
+  ...MESSAGE_RULES,
 };
 
 export function earthRangerRule(routeName: string | undefined): EarthRangerRule {

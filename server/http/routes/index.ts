@@ -12,6 +12,10 @@ import { syncRoutes } from './sync.js';
 import { conflictRoutes } from './conflicts.js';
 import { uploadRoutes } from './uploads.js';
 import { pushRoutes } from './push.js';
+import { subjectRoutes } from './subjects.js';
+import { trackRoutes } from './tracks.js';
+import { messageRoutes } from './messages.js';
+import { featureRoutes } from './features.js';
 import type { Route } from './types.js';
 import { describeIdempotency } from './idempotent.js';
 
@@ -23,7 +27,7 @@ export type { Route, Method } from './types.js';
  * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...sensorRoutes(services), ...syncRoutes(services), ...conflictRoutes(services), ...pushRoutes(services), ...uploadRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
+  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...trackRoutes(services), ...subjectRoutes(services), ...sensorRoutes(services), ...messageRoutes(services), ...featureRoutes(services), ...syncRoutes(services), ...conflictRoutes(services), ...pushRoutes(services), ...uploadRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
   // The description covers the whole table, its own routes included.
   table.push(...docsRoutes(() => table));
   return table;

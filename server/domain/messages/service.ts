@@ -1,0 +1,7 @@
+import type { Clock } from '../../db/time.js';
+import type { Store } from '../ports.js';
+
+/** Issue 27 (step 0 placeholder): filled in by its area. Knows no HTTP. */
+export class MessageService {
+  constructor(protected readonly deps: { store: Store; clock: Clock }) {}
+}
