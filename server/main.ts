@@ -1,9 +1,5 @@
 import type { AddressInfo, Socket } from 'node:net';
-import { SourceService } from './domain/subjects/sources.js';
-import { TrackService } from './domain/tracks/service.js';
-import { EventExportService } from './domain/events/export.js';
-import { MessageService } from './domain/messages/service.js';
-import { FeatureService } from './domain/features/service.js';
+import { openSubjectSide } from './subject-side-wiring.js';
 import type { Logger } from 'pino';
 import { type Services, createApp } from './app.js';
 import { fastRevalidation } from './http/fast-revalidation.js';
@@ -191,11 +187,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     apiProfile: config.apiProfile,
     compressMinBytes: config.compressMinBytes,
     startup: new StartupService({ store, clock }),
-    sources: new SourceService({ store, clock }),
-    tracks: new TrackService({ store, clock }),
-    eventExports: new EventExportService({ store, clock }),
-    messages: new MessageService({ store, clock }),
-    features: new FeatureService({ store, clock }),
+    ...openSubjectSide({ store, clock }),
     syncFeed: sync.feed,
     syncRepair: sync.repair,
     idempotency: new IdempotencyService({ repository: idempotencyKeys, clock }),

@@ -4,6 +4,7 @@ import { readSecret } from '../admin-secrets.js';
 import { EXIT, UserFacingError } from '../errors.js';
 
 import { registerMigrateFiles } from './admin-migrate-files.js';
+import { registerAdminFeatures } from './admin-features.js';
 import { adminOptions, adminRuntime } from './admin-runtime.js';
 import { presetClient } from './client-presets.js';
 import { PERMISSIONS } from '../../server/domain/permissions.js';
@@ -192,4 +193,5 @@ export function registerAdminCommands(program: Command, io: CliIo): void {
     );
 
   registerMigrateFiles(admin, io, withRuntime);
+  registerAdminFeatures(admin, io, withRuntime);
 }

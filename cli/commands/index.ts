@@ -14,6 +14,7 @@ import { registerTypesCommands } from './types.js';
 import { registerWhoamiCommand } from './whoami.js';
 import { registerOfflineWriteCommands } from './offline-write.js';
 import { registerVerifyCommand } from './verify.js';
+import { registerExportCommand } from './export.js';
 
 export function registerClientCommands(program: Command, io: CliIo): void {
   registerLoginCommand(program, io);
@@ -29,4 +30,5 @@ export function registerClientCommands(program: Command, io: CliIo): void {
   registerChoicesCommands(program, io);
   registerOfflineWriteCommands(program, io);
   registerVerifyCommand(program, io);
+  registerExportCommand(program, io);
 }

@@ -57,9 +57,10 @@ export function registerObservationsCommands(program: Command, io: CliIo): void 
         else if (ctx.json) printJson(ctx, { ...summary, findings });
         else if (findings.length > 0) io.stdout.write(FORMATS.stylish(result.report, { color: ctx.out.enabled, toolVersion: toolVersion() }));
         const nothing = result.fileProblems > 0 || (result.invalid > 0 && !options.skipInvalid);
-        ctx.info(nothing ? `fieldops observations import: ${result.invalid} of ${result.points} points invalid; nothing queued` : `fieldops observations import: ${result.queued} queued of ${result.points} points${result.valid > result.queued ? ` (${result.valid - result.queued} already queued before)` : ''}`);
-        if (result.points === 0) throw new UserFacingError(`no points in ${shownPath}`, format === 'gpx' ? 'a GPX track has <trkpt lat=".." lon=".."><time>..</time></trkpt> elements' : 'the header is recorded_at,latitude,longitude');
+        if (result.fileProblems > 0) ctx.info(`fieldops observations import: ${shownPath} cannot be read (${result.fileProblems} ${result.fileProblems === 1 ? 'problem' : 'problems'}); nothing queued`);
+        else if (result.points > 0) ctx.info(nothing ? `fieldops observations import: ${result.invalid} of ${result.points} points invalid; nothing queued` : `fieldops observations import: ${result.queued} queued of ${result.points} points${result.valid > result.queued ? ` (${result.valid - result.queued} already queued before)` : ''}`);
         if (result.invalid > 0 || result.fileProblems > 0) throw new CommandExit(EXIT.failure);
+        if (result.points === 0) throw new UserFacingError(`no points in ${shownPath}`, format === 'gpx' ? 'a GPX track has <trkpt lat=".." lon=".."><time>..</time></trkpt> elements' : 'the header is recorded_at,latitude,longitude');
       } finally {
         await stores.close();
       }

@@ -13,9 +13,10 @@ import type { MirrorStore } from '../../sync/mirror/store.js';
 import { UserFacingError } from '../errors.js';
 import type { LintFinding } from '../lint/lint-file.js';
 import type { LintReport } from '../lint/report.js';
-import { buildEvent } from './event-record.js';
-import { readRows } from './event-rows.js';
-import { eventTypeForRecording } from './event-type.js';
+import { CsvSyntaxError } from './csv.js';
+import { buildEvent, type RecordIssue } from './event-record.js';
+import { readRows, type SourceRow } from './event-rows.js';
+import { eventTypeForRecording, type EventTypeForRecording } from './event-type.js';
 
 /** Larger datasheets are split first: the whole file is validated in memory. */
 export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
@@ -32,6 +33,17 @@ export interface ImportResult {
   /** Problems of the file itself (no header, unknown columns, bad JSON): nothing is queued. */
   fileProblems: number;
   validateMs: number;
+}
+
+/** The rows of a datasheet; a file that is not CSV is one problem of the file, where it is. */
+function readSheet(format: ImportFormat, text: string, type: EventTypeForRecording): { rows: SourceRow[]; fileIssues: Array<RecordIssue & { line: number; column?: number }> } {
+  try {
+    return readRows(format, text, type);
+  } catch (error) {
+    if (!(error instanceof CsvSyntaxError)) throw error;
+    const hints = ['quote cells that contain commas, quotes or line breaks ("a ""quoted"" word")'];
+    return { rows: [], fileIssues: [{ line: error.line, column: error.column, field: '', pointer: '', code: 'invalid_csv', message: `not valid CSV: ${error.message}`, hints }] };
+  }
 }
 
 export function formatOf(file: string, given?: string): ImportFormat {
@@ -57,8 +69,8 @@ export async function importEvents(input: { file: string; shownPath: string; for
   const digest = contentDigest(bytes);
   const started = performance.now();
   const type = await eventTypeForRecording(input.mirror, input.type);
-  const { rows, fileIssues } = readRows(input.format, bytes.toString('utf8'), type);
-  const findings: LintFinding[] = fileIssues.map((i) => ({ document: '', pointer: i.pointer, line: i.line, column: 1, severity: 'error', code: i.code, category: 'validation', message: i.message, hints: i.hints }));
+  const { rows, fileIssues } = readSheet(input.format, bytes.toString('utf8'), type);
+  const findings: LintFinding[] = fileIssues.map((i) => ({ document: '', pointer: i.pointer, line: i.line, column: i.column ?? 1, severity: 'error', code: i.code, category: 'validation', message: i.message, hints: i.hints }));
   const entries: NewEntry[] = [];
   let invalid = 0;
   for (const row of rows) {

@@ -7,14 +7,16 @@
  * stored (subject, source type, provider, device, format), so importing twice queues nothing and
  * an import under a corrected subject queues the points for that subject.
  */
+import fs from 'node:fs';
 import { isUuidLike } from './uuid.js';
 import { contentDigest, derivedId } from '../../sync/outbox/ids.js';
 import type { NewEntry } from '../../sync/outbox/model.js';
 import type { LintFinding } from '../lint/lint-file.js';
 import type { LintReport } from '../lint/report.js';
-import { parseCsv } from './csv.js';
+import { UserFacingError } from '../errors.js';
+import { CsvSyntaxError, parseCsv } from './csv.js';
 import { checkLocation, checkTime } from './event-record.js';
-import { parseGpx } from './gpx.js';
+import { MAX_GPX_BYTES, parseGpx } from './gpx.js';
 import { readImportFile } from './import-events.js';
 import type { OfflineStores } from './open.js';
 
@@ -36,15 +38,20 @@ interface Point {
   time: string | null;
   additional: Record<string, unknown>;
   columns: Map<string, number>;
+  /** Where the point is when no column says (a GPX point: its element's column). */
+  column?: number;
 }
 
 export async function importObservations(stores: OfflineStores, input: ObservationImport) {
+  if (input.format === 'gpx' && (fs.statSync(input.file, { throwIfNoEntry: false })?.size ?? 0) > MAX_GPX_BYTES) {
+    throw new UserFacingError(`${input.file} is larger than ${MAX_GPX_BYTES / 1024 / 1024} MiB`, 'split the track into several files (one per day, for example)', 2);
+  }
   const bytes = readImportFile(input.file);
   const digest = contentDigest(bytes);
   const started = performance.now();
   const text = bytes.toString('utf8');
   const findings: LintFinding[] = [];
-  const points: Point[] = input.format === 'gpx' ? parseGpx(text).map((p) => ({ ...p, additional: p.elevation === null ? {} : { elevation: p.elevation }, columns: new Map() })) : csvPoints(text, findings);
+  const points: Point[] = input.format === 'gpx' ? gpxPoints(text, findings) : csvPoints(text, findings);
   const entries: NewEntry[] = [];
   let invalid = 0;
   const subject = isUuidLike(input.subject) ? { subject_id: input.subject.toLowerCase() } : { subject_name: input.subject };
@@ -57,7 +64,7 @@ export async function importObservations(stores: OfflineStores, input: Observati
     if (!point.time || !checkTime(point.time)) problems.push(['recorded_at', 'invalid_datetime', `recorded_at "${point.time ?? ''}" is not an ISO 8601 date-time with an offset`, 'for example 2026-11-20T10:00:00Z']);
     if (!checkLocation(point.latitude, point.longitude)) problems.push(['latitude', 'invalid_location', 'latitude is -90..90 and longitude -180..180', 'check the point\'s lat and lon']);
     for (const [field, code, message, hint] of problems) {
-      findings.push({ document: `/${index + 1}`, pointer: field === 'recorded_at' ? '/recorded_at' : '/location', line: point.line, column: point.columns.get(field) ?? 1, severity: 'error', code, category: 'validation', message: `point ${index + 1}: ${message}`, hints: [hint] });
+      findings.push({ document: `/${index + 1}`, pointer: field === 'recorded_at' ? '/recorded_at' : '/location', line: point.line, column: point.columns.get(field) ?? point.column ?? 1, severity: 'error', code, category: 'validation', message: `point ${index + 1}: ${message}`, hints: [hint] });
     }
     if (problems.length) {
       invalid++;
@@ -75,13 +82,28 @@ export async function importObservations(stores: OfflineStores, input: Observati
   return { report, points: points.length, valid: entries.length, invalid, queued, fileProblems, validateMs };
 }
 
+const fileFinding = (line: number, column: number, code: string, message: string, hint: string): LintFinding => ({ document: '', pointer: '', line, column, severity: 'error', code, category: 'validation', message, hints: [hint] });
+
+function gpxPoints(text: string, findings: LintFinding[]): Point[] {
+  const { points, problems } = parseGpx(text);
+  for (const p of problems) findings.push(fileFinding(p.line, p.column, 'invalid_xml', p.message, 'a GPX file is XML: <gpx><trk><trkseg><trkpt lat=".." lon=".."><time>..</time></trkpt>...'));
+  return points.map((p) => ({ line: p.line, column: p.column, latitude: p.latitude, longitude: p.longitude, time: p.time, additional: p.elevation === null ? {} : { elevation: p.elevation }, columns: new Map() }));
+}
+
 function csvPoints(text: string, findings: LintFinding[]): Point[] {
-  const records = parseCsv(text);
+  let records;
+  try {
+    records = parseCsv(text);
+  } catch (error) {
+    if (!(error instanceof CsvSyntaxError)) throw error;
+    findings.push(fileFinding(error.line, error.column, 'invalid_csv', `not valid CSV: ${error.message}`, 'quote cells that contain commas, quotes or line breaks ("a ""quoted"" word")'));
+    return [];
+  }
   const header = records.shift();
   const names = (header?.fields ?? []).map((f) => f.trim());
   for (const required of ['recorded_at', 'latitude', 'longitude']) {
     if (!names.includes(required)) {
-      findings.push({ document: '', pointer: '', line: header?.line ?? 1, column: 1, severity: 'error', code: 'missing_column', category: 'validation', message: `the header has no "${required}" column`, hints: ['the header is recorded_at,latitude,longitude plus optional columns'] });
+      findings.push(fileFinding(header?.line ?? 1, 1, 'missing_column', `the header has no "${required}" column`, 'the header is recorded_at,latitude,longitude plus optional columns'));
     }
   }
   const columns = new Map(names.map((n, i) => [n, i + 1]));

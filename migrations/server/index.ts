@@ -21,6 +21,7 @@ import * as revisions from './20261128_0101_revisions.js';
 import * as mergeHistory from './20261128_0102_merge_history.js';
 import * as fileUploads from './20261128_0103_file_uploads.js';
 import * as subjectSide from './20261129_0101_subject_side.js';
+import * as lastLoginIndex from './20261129_0102_last_login_index.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -49,4 +50,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261128_0102_merge_history', migration: mergeHistory },
   { name: '20261128_0103_file_uploads', migration: fileUploads },
   { name: '20261129_0101_subject_side', migration: subjectSide },
+  { name: '20261129_0102_last_login_index', migration: lastLoginIndex },
 ];

@@ -44,7 +44,12 @@ export function escapeXml(text: string): string {
   return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '').replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-const coordinate = (p: KmlPoint) => `${Number(p.longitude)},${Number(p.latitude)}`;
+/** A coordinate that is not a finite number would make the document unreadable: refused here. */
+function coordinate(p: KmlPoint): string {
+  const longitude = Number(p.longitude), latitude = Number(p.latitude);
+  if (!Number.isFinite(longitude) || !Number.isFinite(latitude)) throw new RangeError(`not a KML coordinate: ${String(p.longitude)},${String(p.latitude)}`);
+  return `${longitude},${latitude}`;
+}
 
 function geometry(g: KmlGeometry): string {
   if (g.type === 'Point') return `<Point><coordinates>${coordinate(g.at)}</coordinates></Point>`;
@@ -54,7 +59,8 @@ function geometry(g: KmlGeometry): string {
 export function placemark(p: KmlPlacemark): string {
   const parts = [`<Placemark><name>${escapeXml(p.name)}</name>`];
   if (p.description !== undefined) parts.push(`<description>${escapeXml(p.description)}</description>`);
-  if (p.when !== undefined) parts.push(`<TimeStamp><when>${escapeXml(p.when)}</when></TimeStamp>`);
+  // KML allows one time primitive per feature: a span wins over a time stamp.
+  if (p.when !== undefined && !p.span) parts.push(`<TimeStamp><when>${escapeXml(p.when)}</when></TimeStamp>`);
   if (p.span) parts.push(`<TimeSpan><begin>${escapeXml(p.span.begin)}</begin><end>${escapeXml(p.span.end)}</end></TimeSpan>`);
   if (p.data && Object.keys(p.data).length > 0) {
     parts.push('<ExtendedData>');
@@ -68,14 +74,25 @@ export function placemark(p: KmlPlacemark): string {
 export const KML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<kml xmlns="http://www.opengis.net/kml/2.2"><Document>';
 export const KML_TAIL = '</Document></kml>\n';
 
+/** A document's opening, with its name (a streamed document: head, folders, then KML_TAIL). */
+export const kmlHead = (name: string) => `${KML_HEAD}<name>${escapeXml(name)}</name>`;
+
+/** One folder, whole. */
+export function kmlFolder(folder: KmlFolder): string {
+  return `<Folder><name>${escapeXml(folder.name)}</name>${folder.placemarks.map(placemark).join('')}</Folder>`;
+}
+
 /** The pieces of a document, in order: a caller may stream them one by one. */
 export function* kmlDocument(name: string, folders: Iterable<KmlFolder>): Generator<string> {
-  yield `${KML_HEAD}<name>${escapeXml(name)}</name>`;
-  for (const folder of folders) {
-    yield `<Folder><name>${escapeXml(folder.name)}</name>`;
-    for (const mark of folder.placemarks) yield placemark(mark);
-    yield '</Folder>';
-  }
+  yield kmlHead(name);
+  for (const folder of folders) yield kmlFolder(folder);
+  yield KML_TAIL;
+}
+
+/** The same from an async source of folders (the server streams subjects as it reads them). */
+export async function* kmlDocumentAsync(name: string, folders: AsyncIterable<KmlFolder>): AsyncGenerator<string> {
+  yield kmlHead(name);
+  for await (const folder of folders) yield kmlFolder(folder);
   yield KML_TAIL;
 }
 

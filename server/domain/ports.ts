@@ -44,6 +44,8 @@ export interface TenantRepository {
 }
 
 export interface UserRepository {
+  /** When the user last logged in: the newest access token issued to them (null: never). */
+  lastLoginOf(tenantId: string, userId: string): Promise<number | null>;
   findManyInTenant(tenantId: string, ids: readonly string[]): Promise<User[]>;
   findInTenant(tenantId: string, userId: string): Promise<User | null>;
   /** Usernames are unique across the service: this is how a login finds its tenant. */
@@ -194,10 +196,8 @@ export interface EventCategoryRepository {
   update(category: EventCategory): Promise<void>;
 }
 
-export interface EventTypeRepository extends CatalogItemRepository<EventType> {
-  /** Those of `values` (exact) that name an active collection type: a page of events in one read, schemas unread. */
-  activeCollectionValues(tenantId: string, values: readonly string[]): Promise<string[]>;
-}
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface EventTypeRepository extends CatalogItemRepository<EventType> {}
 
 export interface EventTypeV1Repository {
   list(tenantId: string): Promise<EventTypeV1[]>;

@@ -45,7 +45,10 @@ export function presentPatrolUpdate(update: PatrolUpdate) {
     message: update.message,
     time: toIso(update.time),
     type: update.type,
-    user: update.userId ? { id: update.userId, username: update.username } : { username: update.username ?? 'system' },
+    // The account as the original shows it (issue 27): names and content_type beside id and username.
+    user: update.userId
+      ? { id: update.userId, username: update.username, first_name: update.firstName ?? '', last_name: update.lastName ?? '', content_type: 'accounts.user' }
+      : { username: update.username ?? 'system', first_name: '', last_name: '', content_type: 'accounts.user' },
   };
 }
 

@@ -80,6 +80,11 @@ export function presentEventCategory(category: EventCategory) {
   return { id: category.id, value: category.value, display: category.display, ordernum: category.ordernum, is_active: category.isActive };
 }
 
+/** A category on the v1 paths: `flag` as the v1 list serves it (every category here is the tenant's own). */
+export function presentEventCategoryV1(category: EventCategory) {
+  return { ...presentEventCategory(category), flag: 'user' as const };
+}
+
 /** A v1 event type; its document is the stored template text. */
 export function presentEventTypeV1(type: EventTypeV1) {
   return {

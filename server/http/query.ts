@@ -1,16 +1,21 @@
 import { InputError } from '../domain/errors.js';
 import type { AppContext } from './state.js';
+import { callerProfile } from './presentation/caller-profile.js';
 
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off', '']);
 
-/** Query booleans, case-insensitive (CONTRACT §1): anything unrecognised is 400. */
+/**
+ * Query booleans, case-insensitive (CONTRACT §1): anything unrecognised is 400, except in the
+ * earthranger profile, where it is false as in the original (issue 27: `include_inactive=maybe`).
+ */
 export function queryBoolean(ctx: AppContext, name: string, fallback = false): boolean {
   const raw = ctx.query[name];
   if (raw === undefined) return fallback;
   const value = (Array.isArray(raw) ? raw[raw.length - 1] ?? '' : raw).toLowerCase();
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;
+  if (callerProfile(ctx) === 'earthranger') return false;
   throw InputError.field(name, 'invalid_boolean', `"${value}" is not a boolean.`, ['Use true or false.']);
 }
 

@@ -13,11 +13,15 @@ import { erClientSetup } from './er-client-setup.js';
  * every public method of ERClient and AsyncERClient either succeeds here or is listed as out of
  * scope, with the reason, in docs/er-client.md (whose "succeeds" rows must succeed). The outcome
  * of each call goes to test-artifacts/er-client-<dialect>.json.
+ * ER_PROBE=1 also calls the methods the runner lists as NOT_BUILT (issue 27 work in progress):
+ * their outcomes are printed and written to the artifact, not asserted (a 500 among them still
+ * fails the server's response check at teardown).
  */
 const PACKAGES = ['requests', 'httpx', 'pytz', 'dateparser', 'gpxpy', 'pydantic'];
 const DOC = path.join(repoRoot, 'docs/er-client.md');
 
-interface Outcome { method: string; ok: boolean; detail: string; trace?: string }
+/** A call's outcome; `seed: ...` entries prepare data, `pending` ones are NOT_BUILT methods called with ER_PROBE=1. */
+interface Outcome { method: string; ok: boolean; detail: string; trace?: string; pending?: boolean }
 
 /** Debian's interpreter first: the packages are Debian's (python3-requests, ...). */
 function python(): { bin: string } | { skip: string } {
@@ -28,10 +32,12 @@ function python(): { bin: string } | { skip: string } {
   return { skip: `python3 lacks er-client's packages (${PACKAGES.join(', ')}): apt-get install -y ${PACKAGES.map((name) => `python3-${name === 'pytz' ? 'tz' : name}`).join(' ')}` };
 }
 
-/** docs/er-client.md's table: method -> outcome ("succeeds" or "out of scope"). */
-function documented(): Map<string, string> {
-  const rows = new Map<string, string>();
-  for (const match of fs.readFileSync(DOC, 'utf8').matchAll(/^\| `([A-Za-z]+\.[a-z_]+)(?:\([^)]*\))?` \| (succeeds|out of scope) \|/gm)) rows.set(match[1]!, match[2]!);
+/** docs/er-client.md's table: method -> outcome ("succeeds" or "out of scope") and its notes. */
+function documented(): Map<string, { outcome: string; notes: string }> {
+  const rows = new Map<string, { outcome: string; notes: string }>();
+  for (const match of fs.readFileSync(DOC, 'utf8').matchAll(/^\| `([A-Za-z]+\.[a-z_]+)(?:\([^)]*\))?` \| (succeeds|out of scope) \|(.*)\|$/gm)) {
+    rows.set(match[1]!, { outcome: match[2]!, notes: match[3]!.trim() });
+  }
   return rows;
 }
 
@@ -64,26 +70,36 @@ t.test(`er-client (Python, unchanged) against a real server (${dialect})`, async
   const token = (await s.login()).access_token;
   const patrolType = await s.json('/api/v1.0/activity/patrols/types', send('POST', { value: 'erc_routine', display: 'Routine', schema: sampleSchema() }, token));
   t.equal(patrolType.status, 201, 'a patrol type for the client\'s patrol');
-  const { clientId, earthRangerClientId } = await erClientSetup(s);
+  const { clientId, earthRangerClientId, featureGroup, notes } = await erClientSetup(s);
+  for (const note of notes) t.comment(note);
   const { code, stdout, stderr } = await run(interpreter.bin, {
     PYTHONPATH: client, PYTHONDONTWRITEBYTECODE: '1', ER_BASE: s.url, ER_USERNAME: 'admin', ER_PASSWORD: ADMIN_PASSWORD, ER_CLIENT_ID: clientId, ER_CLIENT_ID_EARTHRANGER: earthRangerClientId,
     ER_PROVIDER_KEY: 'erc-provider', ER_IMAGE: path.join(repoRoot, 'fixtures/sensors/camera-no-exif.jpg'), ER_PATROL_TYPE: 'erc_routine',
+    ER_FEATURE_GROUP: featureGroup, ER_PROBE: process.env.ER_PROBE === '1' ? '1' : '',
   });
   t.equal(code, 0, `the runner finished: ${stderr.slice(-2000)}`);
-  const report = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { results: Outcome[]; methods: string[]; state: { segment_events?: string[] } };
+  const report = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { results: Outcome[]; methods: string[]; not_built: string[]; state: { segment_events?: string[] } };
   fs.mkdirSync(path.join(repoRoot, 'test-artifacts'), { recursive: true });
   fs.writeFileSync(path.join(repoRoot, `test-artifacts/er-client-${dialect}.json`), JSON.stringify(report.results, null, 2));
-  for (const outcome of report.results) t.ok(outcome.ok, `${outcome.method}${outcome.ok ? '' : `: ${outcome.detail}\n${outcome.trace ?? ''}`}`);
-  t.ok(report.results.length >= 60, `${report.results.length} calls made`);
+  for (const outcome of report.results) {
+    const line = `${outcome.method}${outcome.ok ? '' : `: ${outcome.detail}\n${outcome.trace ?? ''}`}`;
+    if (outcome.pending) t.comment(`pending (ER_PROBE): ${outcome.ok ? 'ok' : 'FAILS'} ${line}`);
+    else t.ok(outcome.ok, line);
+  }
+  t.ok(report.results.length >= 110, `${report.results.length} calls made`);
   t.equal(report.state.segment_events?.length, 1, 'add_events_to_patrol_segment linked the event to the segment');
 
   const docs = documented();
-  const called = new Set(report.results.map((outcome) => outcome.method.replace(/\(.*\)$/, '')));
+  const notBuilt = new Set(report.not_built);
+  const called = new Set(report.results.filter((outcome) => !outcome.pending && !outcome.method.startsWith('seed: ')).map((outcome) => outcome.method.replace(/\(.*\)$/, '')));
   for (const method of report.methods) {
     const listed = docs.get(method);
     t.ok(listed, `${method} is in docs/er-client.md`);
-    if (listed === 'succeeds') t.ok(called.has(method), `${method}: documented as succeeding, and called`);
-    if (listed === 'out of scope') t.notOk(called.has(method), `${method}: documented as out of scope, and not called`);
+    if (listed?.outcome === 'succeeds') t.ok(called.has(method), `${method}: documented as succeeding, and called`);
+    if (listed?.outcome === 'out of scope') t.notOk(called.has(method), `${method}: documented as out of scope, and not called`);
+    // The runner's NOT_BUILT list and the doc's "not built yet" rows are the same methods.
+    const pendingInDoc = listed?.outcome === 'out of scope' && listed.notes.startsWith('not built yet (issue 27)');
+    t.equal(pendingInDoc, notBuilt.has(method), `${method}: ${notBuilt.has(method) ? 'in' : 'not in'} the runner's NOT_BUILT, and documented so`);
   }
-  for (const method of called) t.equal(docs.get(method), 'succeeds', `${method}: called, documented as succeeding`);
+  for (const method of called) t.equal(docs.get(method)?.outcome, 'succeeds', `${method}: called, documented as succeeding`);
 });

@@ -1,23 +1,13 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
-import { chromium, type Page } from 'playwright-core';
-import { dialect, startTestServer } from '../helpers/server.js';
-import { repoRoot } from '../helpers/cli.js';
-import { sharedDir } from '../helpers/fixtures.js';
-import { loadDemoData } from '../../server/domain/demo.js';
-import { presetClient } from '../../cli/commands/client-presets.js';
-import { startWebOrigin } from './web-origin.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = path.join(repoRoot, 'test-artifacts', 'web-app');
+import type { Page } from 'playwright-core';
+import { dialect } from '../helpers/server.js';
+import { type Explained4xx, checkCalls, logIn, startWebSession } from './web-session.js';
 
 /**
  * Every 4xx the app is allowed to meet, with the reason. Anything else fails the test.
  */
-const EXPLAINED_4XX: Array<{ pattern: RegExp; status: number; why: string }> = [
+const EXPLAINED_4XX: Explained4xx[] = [
   { pattern: /^GET \/api\/v1\.0\/user\/eula/, status: 401, why: 'the login page asks whether a EULA must be accepted before anyone has logged in' },
-  { pattern: /^GET \/api\/v1\.0\/subject\/[^/]+\/tracks/, status: 404, why: 'subject tracks are not provided (README, EarthRanger clients: not provided)' },
 ];
 
 /**
@@ -26,44 +16,13 @@ const EXPLAINED_4XX: Array<{ pattern: RegExp; status: number; why: string }> = [
  * logged in as a demo user through the web-app preset client (earthranger profile).
  */
 t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t) => {
-  const shared = sharedDir();
-  const build = shared && path.join(shared, 'clients/earthranger-web/build');
-  if (!build || !fs.existsSync(path.join(build, 'index.html'))) return void t.pass('skipped: ../shared/clients/earthranger-web/build is absent', { skip: 'no ../shared' });
-  if (!fs.existsSync(CHROMIUM)) return void t.pass(`skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`, { skip: 'no chromium' });
-  const s = await startTestServer(t);
-  if (!s) return;
-  const { runtime } = s.server;
-  await loadDemoData({ services: runtime.services, admin: runtime.admin }, path.join(repoRoot, 'fixtures/demo'));
-  await runtime.admin.createClient(presetClient('web-app', { tenant: 'default' }));
-  await runtime.services.startup.setMap('default', { name: 'Demo reserve', center: [36.8, -1.3], zoom: 10 });
-  const origin = await startWebOrigin(build, s.url);
-  t.teardown(() => origin.close());
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  t.teardown(() => browser.close());
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  const pageErrors: string[] = [];
-  page.on('pageerror', (error) => pageErrors.push(String(error)));
-  // No internet here: everything off-origin is refused, except the base map style, answered
-  // with an empty style (a third-party boundary) so that the map page draws its controls.
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(origin.url)) return route.continue();
-    if (/^https:\/\/api\.mapbox\.com\/styles\/v1\/[^/]+\/[^/?]+\?/.test(url)) {
-      return route.fulfill({ contentType: 'application/json', body: JSON.stringify({ version: 8, name: 'offline', glyphs: 'mapbox://fonts/mapbox/{fontstack}/{range}.pbf', sources: {}, layers: [{ id: 'background', type: 'background', paint: { 'background-color': '#dde3d0' } }] }) });
-    }
-    return route.abort();
-  });
+  const session = await startWebSession(t);
+  if (!session) return;
+  const { s, origin, page, shot } = session;
   let callsAtSave = 0;
-  const shot = (name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
 
   await t.test('log in and land on the map page', async (t) => {
-    await page.goto(origin.url + '/login');
-    await page.fill('#username', 'ranger');
-    await page.fill('#password', 'Demo-Acacia-Patrol-2026');
-    await page.click('button[type="submit"]');
-    await page.waitForSelector('a[href="/events"]', { timeout: 30000 });
+    await logIn(session, 'ranger', 'Demo-Acacia-Patrol-2026');
     await page.waitForSelector('text=Demo reserve', { timeout: 10000 });
     await shot('1-map');
     t.pass('the map page shows the sidebar and the site map name');
@@ -141,13 +100,7 @@ t.test(`the EarthRanger web app on fieldops, in Chromium (${dialect})`, async (t
   });
 
   await t.test('no uncaught page error, no 5xx, every 4xx explained', async (t) => {
-    const lines = origin.calls.map((call) => `${call.status} ${call.method} ${call.path}`);
-    fs.writeFileSync(path.join(ARTIFACTS, 'api-calls.txt'), lines.join('\n') + '\n');
-    t.same(pageErrors, [], 'no uncaught page error');
-    t.same(origin.calls.filter((call) => call.status >= 500).map((call) => `${call.status} ${call.method} ${call.path}`), [], 'no 5xx');
-    const unexplained = origin.calls.filter((call) => call.status >= 400 && call.status < 500 && !EXPLAINED_4XX.some((e) => e.status === call.status && e.pattern.test(`${call.method} ${call.path}`)));
-    t.same(unexplained.map((call) => `${call.status} ${call.method} ${call.path}`), [], 'every 4xx is explained');
-    t.ok(origin.calls.some((call) => call.path.startsWith('/api/v1.0/user/me') && call.status === 200), 'the app read user/me');
+    checkCalls(t, session, EXPLAINED_4XX);
   });
 });
 

@@ -52,11 +52,13 @@ t.test(`the web app's feed: a saved report is pushed on /das and listed by the a
   const filter = encodeURIComponent(JSON.stringify({ date_range: { lower: dayStart.toISOString() }, text: '', sort: ['down', { value: 'updated_at', key: 'updatedAtLabel' }] }));
   const feed = `/api/v1.0/activity/events?include_notes=false&include_related_events=true&state=active&state=new&filter=${filter}&include_details=false&include_files=false&include_updates=false&page_size=25&exclude_contained=true&sort_by=-updated_at`;
   const map = `/api/v1.0/activity/events?include_notes=true&include_related_events=true&state=active&state=new&filter=${filter}&bbox=36.2295166161221%2C-1.6835850335227918%2C37.37048338388401%2C-0.9163566810140578&page_size=25&include_updates=false&sort_by=-updated_at`;
-  for (const [name, query] of [['the feed', feed], ['the map', map]] as const) {
-    const answer = await s.json(query, { token });
-    t.equal(answer.status, 200, `${name}: ${JSON.stringify(answer.body)}`);
-    t.match(answer.body, { data: { count: 1, next: null, previous: null, results: [listed] }, status: { code: 200 } }, `${name}'s query lists the report (no location, any bbox)`);
-  }
+  const answer = await s.json(feed, { token });
+  t.equal(answer.status, 200, `the feed: ${JSON.stringify(answer.body)}`);
+  t.match(answer.body, { data: { count: 1, next: null, previous: null, results: [listed] }, status: { code: 200 } }, "the feed's query lists the report");
+  // The map asks for what it can draw in its box (issue 27: bbox filters): a report without a location is not in it.
+  const drawn = await s.json(map, { token });
+  t.equal(drawn.status, 200, `the map: ${JSON.stringify(drawn.body)}`);
+  t.match(drawn.body, { data: { count: 0, results: [] } }, "the map's query (bbox) leaves out the report without a location");
   const opened = await s.json(`/api/v1.0/activity/event/${id}`, { token });
   t.match(opened.body.data, { ...listed, event_details: report.event_details }, 'and the report opens with its details');
 });

@@ -17,8 +17,12 @@ const TYPES: Record<string, string> = {
   '.ttf': 'font/ttf',
 };
 
-/** Paths the app calls on its own origin that belong to the service. */
-const API = /^\/(api|oauth2|v2\.0|socket\.io)(\/|$)/;
+/**
+ * Paths the app calls on its own origin that belong to the service: the API prefixes, and the
+ * icons the service serves under /static/sprite-src/ (subjects' and events' `image_url`; the
+ * build's own files are under /static/js, /static/css and /static/media).
+ */
+const API = /^\/((api|oauth2|v2\.0|socket\.io)(\/|$)|static\/sprite-src\/)/;
 
 export interface CallRecord {
   method: string;
@@ -29,8 +33,9 @@ export interface CallRecord {
 /**
  * The web app's build and the service on one origin (as the app is deployed): static files
  * from `buildDir` (unknown paths answer index.html: the app routes on the client), the API
- * prefixes forwarded to `serviceUrl`, WebSocket upgrades included. Every forwarded call is
- * recorded with its status.
+ * prefixes forwarded to `serviceUrl`, WebSocket upgrades included, with the browser's `Host`
+ * (as a deployment's reverse proxy passes it: the absolute URLs the service answers, such as
+ * icons' `image_url`, then point at this origin). Every forwarded call is recorded with its status.
  */
 export async function startWebOrigin(buildDir: string, serviceUrl: string): Promise<{ url: string; calls: CallRecord[]; close(): Promise<void> }> {
   const calls: CallRecord[] = [];
@@ -42,7 +47,7 @@ export async function startWebOrigin(buildDir: string, serviceUrl: string): Prom
     const pathname = url.split('?')[0]!;
     if (API.test(pathname)) {
       const upstream = http.request(
-        { host: service.hostname, port: service.port, method: req.method, path: url, headers: { ...req.headers, host: service.host } },
+        { host: service.hostname, port: service.port, method: req.method, path: url, headers: req.headers },
         (answer) => {
           calls.push({ method: req.method ?? 'GET', path: url, status: answer.statusCode ?? 0 });
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -68,7 +73,7 @@ export async function startWebOrigin(buildDir: string, serviceUrl: string): Prom
     const url = req.url ?? '/';
     const record = (status: number) => calls.push({ method: req.method ?? 'GET', path: url, status });
     if (!API.test(url.split('?')[0]!)) return void client.destroy();
-    const upstream = http.request({ host: service.hostname, port: service.port, method: req.method, path: url, headers: { ...req.headers, host: service.host } });
+    const upstream = http.request({ host: service.hostname, port: service.port, method: req.method, path: url, headers: req.headers });
     upstream.on('upgrade', (answer, socket, upstreamHead) => {
       record(answer.statusCode ?? 101);
       const lines = [`HTTP/1.1 ${answer.statusCode} ${answer.statusMessage}`];

@@ -36,7 +36,9 @@ t.test(`the demo tour as ranger (${dialect})`, async (t) => {
   const icon = await fetch(`${s.url}/static/sprite-src/foot-patrol.svg`);
   const etag = icon.headers.get('etag')!;
   t.equal((await fetch(`${s.url}/static/sprite-src/foot-patrol.svg`, { headers: { 'If-None-Match': etag } })).status, 304, 'revalidated by ETag');
-  t.equal((await fetch(`${s.url}/static/sprite-src/no-such-icon.svg`)).status, 404);
+  const missing = await fetch(`${s.url}/static/sprite-src/no-such-icon.svg`);
+  t.equal(missing.status, 200, 'an SVG name outside the set: the generic icon (no broken image)');
+  t.equal(await missing.text(), await (await fetch(`${s.url}/static/sprite-src/generic.svg`)).text());
   t.equal((await fetch(`${s.url}/static/sprite-src/..%2Fpackage.json`)).status, 404, 'no way out of the icon folders');
   t.equal((await fetch(`${s.url}/static/sprite-src/foot-patrol.png`)).status, 404, 'SVG only');
 

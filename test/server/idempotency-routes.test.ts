@@ -54,7 +54,7 @@ interface Fixtures {
   file: string;
   patrolNote: string;
   patrolFile: string;
-  fresh: { event(): Promise<string>; note(): Promise<string>; file(): Promise<string> };
+  fresh: { event(): Promise<string>; note(): Promise<string>; file(): Promise<string>; contained(): Promise<string>; patrol(): Promise<string> };
 }
 
 async function fixturesOf(s: TestServer, token: string): Promise<Fixtures> {
@@ -71,7 +71,14 @@ async function fixturesOf(s: TestServer, token: string): Promise<Fixtures> {
   const form = new FormData();
   form.append('filecontent.file', new Blob([PNG]), 'fence.png');
   const patrolFile = (await s.json(`${P}/${patrol.id}/files`, { method: 'POST', body: form, token })).body.id;
-  return { event: eventId, segment: patrol.patrol_segments[0].id, patrol: patrol.id, note: await note(), file: await file(), patrolNote, patrolFile, fresh: { event, note, file } };
+  // An event the fixture event contains (an incident's relationship, issue 27), made anew for each delete.
+  const contained = async () => {
+    const id = await event();
+    await s.json(`${ONE}/${eventId}/relationships`, send('POST', { type: 'contains', to_event_id: id }, token));
+    return id;
+  };
+  const freshPatrol = async () => (await s.json(P, send('POST', { title: 'To delete' }, token))).body.id as string;
+  return { event: eventId, segment: patrol.patrol_segments[0].id, patrol: patrol.id, note: await note(), file: await file(), patrolNote, patrolFile, fresh: { event, note, file, contained, patrol: freshPatrol } };
 }
 
 /**
@@ -92,6 +99,9 @@ function requestsFor(f: Fixtures, token: string): Record<string, (key: string, a
     'events.note.delete': remove(async () => `${ONE}/${f.event}/note/${await f.fresh.note()}`),
     'events.files.upload': upload(`${ONE}/${f.event}/files/`, Buffer.from('%PDF-1.4 keyed\n'), 'keyed.pdf', { comment: 'Keyed' }),
     'events.file.delete': remove(async () => `${ONE}/${f.event}/file/${await f.fresh.file()}`),
+    'events.relationships.add': async (key, again) => again ?? { path: `${ONE}/${f.event}/relationships`, init: keyedJson('POST', { type: 'contains', to_event_id: await f.fresh.event() }, token, key) },
+    'events.relationship.delete': remove(async () => `${ONE}/${f.event}/relationship/contains/${await f.fresh.contained()}/`),
+    'patrols.delete': remove(async () => `${P}/${await f.fresh.patrol()}`),
     'segments.create': json('POST', `${P}/segments`, { patrol: f.patrol }),
     'segments.replace': json('PUT', `${P}/segments/${f.segment}`, { patrol: f.patrol, time_range: { end_time: null } }),
     'segments.patch': json('PATCH', `${P}/segments/${f.segment}`, { time_range: { end_time: null } }),

@@ -42,7 +42,7 @@ t.test(`subjects, observations read back, tenancy (${dialect})`, async (t) => {
     const unnamed = await post(s, GPS, observation('anon-collar', 0), admin);
     t.equal(unnamed.status, 201);
     const anon = (await s.json('/api/v1.0/subjects', { token: admin })).body.data.find((x: { name: string }) => x.name === 'anon-collar');
-    t.match(anon, { subject_subtype: 'unassigned', subject_type: 'unassigned' }, 'a new source without a name tracks a subject named after it');
+    t.match(anon, { subject_subtype: 'ranger', subject_type: 'person' }, 'a new source without a name tracks a subject named after it (the original\'s default subtype, ranger)');
 
     const byId = await post(s, GPS, observation('spare-collar', 0, { subject_id: kifaru.id }), admin);
     t.equal(byId.status, 201);

@@ -40,16 +40,29 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
   const event = (await s.json(`/api/v1.0/activity/events/${report.group_id}`, { token })).body;
   await json('/sensors/gps-radio/iso-provider/status', { manufacturer_id: 'iso-radio', recorded_at: '2026-11-20T10:00:00+00:00', location: { lat: 1, lon: 1 }, subject_name: 'Iso subject' });
   const subject = (await s.json('/api/v1.0/subjects', { token })).body.data.results?.[0] ?? (await s.json('/api/v1.0/subjects', { token })).body.data[0];
+  // The subject side (issue 27): a source, its provider and an assignment; a message; a feature set; an incident.
+  const source = (await json('/api/v1.0/sources', { manufacturer_id: 'iso-source', provider: 'iso-provider' })).data;
+  const assignment = (await json('/api/v1.0/subjectsources', { subject: subject.id, source: source.id })).data;
+  const provider = (await s.json('/api/v1.0/sourceproviders', { token })).body.data.results[0];
+  const message = (await json('/api/v1.0/messages', { text: 'iso', receiver: { id: subject.id } })) as { id: string };
+  const featureSet = (await services.features.importCollection('default', { type: 'FeatureCollection', features: [{ type: 'Feature', properties: {}, geometry: { type: 'Point', coordinates: [1, 1] } }] }, 'iso')).set;
+  const featureId = (await database.knex('features').select('id').where({ featureset_id: featureSet.id }).first()).id as string;
+  const contained = (await json('/api/v1.0/activity/events', { event_type: 'iso-event', event_details: {} })) as { id: string };
+  await json(`/api/v1.0/activity/event/${event.id}/relationships`, { type: 'contains', to_event_id: contained.id });
   const userA = await admin.createUser({ tenant: 'default', username: 'iso.nobody', password: 'Klipspringer-Pass-1' });
   const ids: Record<string, string> = {
     key: '', id: '', noteId: patrol.notes[0].id, fileId: '', provider_key: 'iso-provider', type: 'gps-radio',
+    group_id: '00000000-0000-4000-8000-000000000000', source: source.id, to: contained.id,
   };
   const paramsFor = (name: string): Record<string, string> => {
     const area = name.split('.')[0]!;
+    if (name === 'events.relationship.delete') return { ...ids, id: event.id, type: 'contains' };
     const byArea: Record<string, Record<string, string>> = {
       patroltypes: { key: 'iso-type' }, eventtypes: { key: 'iso-event' }, eventcategories: { key: 'iso-cat' }, eventtypes_v1: { key: 'iso-v1' },
       choices: { id: choice.id }, segments: { id: patrol.patrol_segments[0].id }, patrols: { id: patrol.id }, notes: { id: patrol.id },
       files: { id: patrol.id, fileId: file.id }, events: { id: event.id, fileId: event.files[0]?.id ?? '' }, users: { id: userA.id }, subjects: { id: subject.id }, sync: { id: event.id, kind: 'event' },
+      sources: { id: source.id }, sourceproviders: { id: provider.id }, subjectsources: { id: assignment.id }, tracks: { id: subject.id },
+      messages: { id: message.id }, features: { id: featureSet.id }, feature: { id: featureId },
     };
     return { ...ids, ...byArea[area] };
   };
@@ -61,6 +74,7 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
     'segments.replace': {}, 'segments.patch': {}, 'patrols.replace': { title: 'X' }, 'patrols.patch': { title: 'X' },
     'notes.create': { text: 'X' }, 'notes.replace': { text: 'X' }, 'notes.patch': { text: 'X' }, 'files.replace': { comment: 'X' }, 'files.patch': { comment: 'X' },
     'segments.events.create': { event_type: 'iso-event', event_details: {} }, 'events.patch': { state: 'resolved' },
+    'messages.patch': { read: true }, 'events.relationships.add': { type: 'contains', to_event_id: contained.id },
     'sync.conflicts.resolve': { choice: 'theirs' }, 'sync.push': { entries: [{ key: 'iso-1', op: 'event.update', id: event.id, body: { state: 'resolved' } }] },
   };
   const request = (route: { name: string; method: string; paths: readonly string[] }, bearer: string | null) => {
@@ -78,7 +92,7 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
     return s.json(url, init);
   };
   const dump = async () => {
-    const tables = ['patrol_types', 'event_types', 'event_types_v1', 'event_categories', 'choices', 'patrols', 'patrol_segments', 'patrol_notes', 'patrol_files', 'events', 'segment_events', 'catalog_versions', 'catalog_revisions', 'users', 'subjects', 'observations'];
+    const tables = ['patrol_types', 'event_types', 'event_types_v1', 'event_categories', 'choices', 'patrols', 'patrol_segments', 'patrol_notes', 'patrol_files', 'events', 'segment_events', 'catalog_versions', 'catalog_revisions', 'users', 'subjects', 'observations', 'sensor_sources', 'subject_sources', 'messages', 'feature_sets', 'features', 'event_relationships'];
     return JSON.stringify(await Promise.all(tables.map((table) => database.knex(table).select().orderBy(1))));
   };
   const addressed = routeTable(services).filter((route) => route.authenticate && /:(id|key|noteId|fileId)\b/.test(route.paths[0]!));
@@ -97,7 +111,7 @@ t.test(`tenant isolation and permission matrix over the route table (${dialect})
   const nobody = (await s.login('iso.nobody', 'Klipspringer-Pass-1')).access_token;
   // The startup reads of the original apps (CONTRACT §11) are any user's: their own profiles,
   // the site's map and status, the static event schema, and the empty lists of features not provided.
-  const anyUserMay = new Set(['users.get', 'choices.json', 'users.profiles', 'status', 'maps', 'events.schema', 'layers', 'featureset', 'analyzers.spatial', 'news', 'messages']);
+  const anyUserMay = new Set(['users.get', 'choices.json', 'users.profiles', 'status', 'maps', 'events.schema', 'layers', 'analyzers.spatial', 'news']);
   for (const route of routeTable(services).filter((r) => r.authenticate && !r.name.startsWith('sensors.') && !anyUserMay.has(r.name) && !['users.me', 'oauth.authorize'].includes(r.name))) {
     const response = await request(route, nobody);
     t.equal(response.status, 403, `no permission, ${route.method} ${route.name}: 403`);

@@ -139,9 +139,4 @@ export class KnexEventTypeRepository extends KnexCatalogItemRepository<EventType
     super(db, eventTypesTable, changes);
   }
 
-  async activeCollectionValues(tenantId: string, values: readonly string[]): Promise<string[]> {
-    if (values.length === 0) return [];
-    const rows: Row[] = await this.db('event_types').where({ tenant_id: tenantId, is_active: true, is_collection: true }).whereIn('value', [...values]).select('value');
-    return rows.map((row) => row.value as string);
-  }
 }

@@ -16,6 +16,14 @@ export function applyEventFilter(query: Knex.QueryBuilder, filter: EventListFilt
   if (filter.updatedSince !== null) query.where('events.updated_at', '>=', filter.updatedSince);
   if (filter.dateRange?.lower != null) query.where('events.time', '>=', filter.dateRange.lower);
   if (filter.dateRange?.upper != null) query.where('events.time', '<=', filter.dateRange.upper);
+  if (filter.located) query.whereNotNull('events.latitude').whereNotNull('events.longitude');
+  if (filter.bbox) {
+    const { west, south, east, north } = filter.bbox;
+    // Longitude first: the index events(tenant_id, longitude, latitude) serves the range.
+    if (west <= east) query.whereBetween('events.longitude', [west, east]);
+    else query.where((q) => q.where('events.longitude', '>=', west).orWhere('events.longitude', '<=', east));
+    query.whereBetween('events.latitude', [south, north]);
+  }
   if (filter.text) {
     const pattern = likePattern(filter.text);
     const serial = /^\d{1,9}$/.test(filter.text) ? Number(filter.text) : -1;

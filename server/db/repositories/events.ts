@@ -1,5 +1,5 @@
 import type { ActivityEvent, EventFile } from '../../domain/model.js';
-import type { EventFileRecord, EventListFilter, EventRecord } from '../../domain/events/model.js';
+import type { EventFileRecord, EventListFilter, EventRecord, EventTypeFacts } from '../../domain/events/model.js';
 import type { EventRepository } from '../../domain/events/ports.js';
 import type { Dialect } from '../knex.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
@@ -106,7 +106,19 @@ export class KnexEventRepository implements EventRepository {
     const query = this.db('events').where({ id, tenant_id });
     if (expectedRevision !== undefined) query.andWhere('revision', expectedRevision);
     const count = await query.update({ ...changes, revision: this.db.raw('revision + 1') });
+    if (Number(count) === 1) await this.touchRelated(event.tenantId, event.id, event.updatedAt);
     return Number(count) === 1;
+  }
+
+  /**
+   * The events related to `id` (its incidents, the events it contains) embed it in their bodies
+   * (`contains[].related_event`, `is_contained_in`): they change with it, so their revisions
+   * (ETags) move and they reach the sync feed. One level: a related event embeds no relations.
+   */
+  private async touchRelated(tenantId: string, id: string, at: number): Promise<void> {
+    const related = await this.db('event_relationships').where({ tenant_id: tenantId }).andWhere((q) => q.where('from_event_id', id).orWhere('to_event_id', id));
+    const others = [...new Set(related.map((row) => (row.from_event_id === id ? row.to_event_id : row.from_event_id) as string))];
+    for (const other of others) await this.touch(tenantId, other, at);
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
@@ -121,6 +133,10 @@ export class KnexEventRepository implements EventRepository {
     // NOTE: SQLite enforces ON DELETE CASCADE only with foreign keys on; delete the children
     // explicitly so both dialects behave the same whatever the pragma.
     for (const table of ['event_updates', 'event_notes', 'event_files', 'camera_trap_images']) await this.db(table).where({ tenant_id: tenantId, event_id: id }).delete();
+    // Its incidents and contained events show it: they change with it (revisions too).
+    // NOTE: the port gives no time here; updated_at only shows when (never orders the feed).
+    await this.touchRelated(tenantId, id, Date.now());
+    await this.db('event_relationships').where({ tenant_id: tenantId }).andWhere((q) => q.where('from_event_id', id).orWhere('to_event_id', id)).delete();
     await this.db('segment_events').where({ tenant_id: tenantId, event_id: id }).delete();
     return Number(await this.db('events').where({ tenant_id: tenantId, id }).delete()) === 1;
   }
@@ -148,6 +164,11 @@ export class KnexEventRepository implements EventRepository {
   async find(tenantId: string, id: string): Promise<EventRecord | null> {
     const row = await this.db('events').where({ tenant_id: tenantId, id }).first();
     return row ? toEvent(row) : null;
+  }
+
+  async findMany(tenantId: string, ids: readonly string[]): Promise<EventRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.db('events').where({ tenant_id: tenantId }).whereIn('id', [...new Set(ids)])).map(toEvent);
   }
 
   async touch(tenantId: string, id: string, at: number): Promise<void> {
@@ -194,4 +215,59 @@ export class KnexEventRepository implements EventRepository {
     await queueRemovals(this.db, [file.sha256 as string]);
     return Number(await this.db('event_files').where({ tenant_id: tenantId, event_id: eventId, id: fileId }).delete()) === 1;
   }
+
+  async count(tenantId: string, filter: EventListFilter): Promise<number> {
+    const query = this.db('events').where('events.tenant_id', tenantId);
+    applyEventFilter(query, filter);
+    const row = await query.count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Active v2 types first (a migrated type wins), then active v1 types; the schemas are not read. */
+  async typeFacts(tenantId: string, values: readonly string[]): Promise<Map<string, EventTypeFacts>> {
+    const out = new Map<string, EventTypeFacts>();
+    const wanted = [...new Set(values)].filter((value) => value.length <= 50);
+    if (wanted.length === 0) return out;
+    const v2 = await this.db('event_types').where({ tenant_id: tenantId, is_active: true }).whereIn('value', wanted).select('value', 'icon', 'category', 'display', 'is_collection');
+    for (const row of v2) out.set(row.value, { iconId: (row.icon as string) || (row.value as string), category: row.category as string, display: row.display as string, isCollection: Boolean(row.is_collection) });
+    const rest = wanted.filter((value) => !out.has(value));
+    if (rest.length === 0) return out;
+    const v1 = await this.db('event_types_v1').where({ tenant_id: tenantId, is_active: true }).whereIn('value', rest).select('value', 'category', 'display');
+    for (const row of v1) out.set(row.value, { iconId: row.value as string, category: row.category as string, display: row.display as string, isCollection: false });
+    return out;
+  }
+
+  async exportBatch(tenantId: string, filter: EventListFilter, after: EventRecord | null, limit: number): Promise<EventRecord[]> {
+    const query = this.db('events').where('events.tenant_id', tenantId);
+    applyEventFilter(query, filter);
+    const { column, descending } = filter.sort;
+    // The id follows the sort's direction so the keyset is one row-value comparison (both
+    // dialects), which an index on (tenant_id, <column>) serves; an OR of two would scan.
+    const order = descending ? 'desc' : 'asc';
+    // NOTE: the plain bound beside it lets PostgreSQL use the (tenant_id, <column>) index range.
+    if (after) {
+      query.where(`events.${column}`, descending ? '<=' : '>=', sortValue(after, column));
+      query.whereRaw(`(events.${column}, events.id) ${descending ? '<' : '>'} (?, ?)`, [sortValue(after, column), after.id]);
+    }
+    const rows = await query.orderBy([{ column: `events.${column}`, order }, { column: 'events.id', order }]).limit(limit);
+    return rows.map(toEvent);
+  }
+
+  async detailKeys(tenantId: string, filter: EventListFilter, max: number): Promise<Map<string, string[]>> {
+    const query = this.db('events').where('events.tenant_id', tenantId);
+    applyEventFilter(query, filter);
+    // NOTE: event_details is JSON text; each dialect lists an object's keys its own way.
+    if (this.dialect === 'postgres') {
+      query.joinRaw("CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(events.event_details::jsonb) = 'object' THEN events.event_details::jsonb ELSE '{}'::jsonb END) AS k(key)");
+    } else {
+      query.joinRaw("CROSS JOIN json_each(CASE WHEN json_type(events.event_details) = 'object' THEN events.event_details ELSE '{}' END) AS k");
+    }
+    const rows = await query.select(this.db.raw('DISTINCT events.event_type AS event_type, k.key AS key')).orderBy([{ column: 'event_type' }, { column: 'key' }]).limit(max);
+    const out = new Map<string, string[]>();
+    for (const row of rows) out.set(row.event_type, [...(out.get(row.event_type) ?? []), String(row.key)]);
+    return out;
+  }
 }
+
+const sortValue = (event: EventRecord, column: EventListFilter['sort']['column']): number =>
+  column === 'time' ? event.time : column === 'updated_at' ? event.updatedAt : column === 'created_at' ? event.createdAt : event.serialNumber;

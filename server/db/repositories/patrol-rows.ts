@@ -89,6 +89,8 @@ export const toUpdate = (row: Row): PatrolUpdate => ({
   message: row.message as string,
   userId: (row.user_id as string | null) ?? null,
   username: (row.username as string | null) ?? null,
+  ...(typeof row.first_name === 'string' ? { firstName: row.first_name } : {}),
+  ...(typeof row.last_name === 'string' ? { lastName: row.last_name } : {}),
   time: fromDbMillis(row.time),
 });
 

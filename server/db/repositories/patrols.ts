@@ -7,6 +7,7 @@ import type { Executor } from '../rows.js';
 import { KeyedWriteBatches } from '../write-batches.js';
 import type { TrackedTransaction } from '../tracked-transaction.js';
 import type { ChangeSet } from '../../domain/sync/ports.js';
+import { queueRemovals } from './stored-files.js';
 import { insertNewPatrol, insertNewPatrolsPostgres } from './patrol-create.js';
 import { fileRow, noteRow, patrolRow, segmentRow, toFile, toNote, toPatrol, toSegment, toUpdate, updateRow } from './patrol-rows.js';
 
@@ -69,6 +70,20 @@ export class KnexPatrolRepository implements PatrolRepository {
     this.changes.mark('patrol', patrol.tenantId, patrol.id);
     const { id, tenant_id, created_at, serial_number, ...changes } = patrolRow(patrol);
     await this.db('patrols').where({ id, tenant_id }).update(changes);
+  }
+
+  async deletePatrol(tenantId: string, id: string): Promise<boolean> {
+    this.changes.mark('patrol', tenantId, id);
+    const segments = this.db('patrol_segments').select('id').where({ tenant_id: tenantId, patrol_id: id });
+    // The events its segments listed show the patrol in their `patrol_segments`: they change with it.
+    const linked = await this.db('segment_events').distinct('event_id').where({ tenant_id: tenantId }).whereIn('segment_id', segments);
+    for (const row of linked) this.changes.mark('event', tenantId, row.event_id as string);
+    const files = await this.db('patrol_files').select('sha256').where({ tenant_id: tenantId, patrol_id: id });
+    await queueRemovals(this.db, files.map((row) => row.sha256 as string));
+    // NOTE: as events.delete: the children explicitly, whatever SQLite's foreign-key pragma.
+    await this.db('segment_events').where({ tenant_id: tenantId }).whereIn('segment_id', this.db('patrol_segments').select('id').where({ tenant_id: tenantId, patrol_id: id })).delete();
+    for (const table of ['patrol_segments', 'patrol_notes', 'patrol_files', 'patrol_updates']) await this.db(table).where({ tenant_id: tenantId, patrol_id: id }).delete();
+    return Number(await this.db('patrols').where({ tenant_id: tenantId, id }).delete()) === 1;
   }
 
   async findPatrol(tenantId: string, id: string): Promise<Patrol | null> {
@@ -207,7 +222,13 @@ export class KnexPatrolRepository implements PatrolRepository {
 
   async updatesOf(tenantId: string, patrolIds: readonly string[]): Promise<PatrolUpdate[]> {
     if (patrolIds.length === 0) return [];
-    return (await this.db('patrol_updates').where({ tenant_id: tenantId }).whereIn('patrol_id', [...patrolIds]).orderBy([{ column: 'time', order: 'desc' }, { column: 'id' }])).map(toUpdate);
+    // The user's names as they are now (the original shows the account): a user removed since leaves them out.
+    const rows = await this.db('patrol_updates')
+      .leftJoin('users', (join) => join.on('users.id', '=', 'patrol_updates.user_id').andOn('users.tenant_id', '=', 'patrol_updates.tenant_id'))
+      .select('patrol_updates.*', 'users.first_name', 'users.last_name')
+      .where('patrol_updates.tenant_id', tenantId).whereIn('patrol_updates.patrol_id', [...patrolIds])
+      .orderBy([{ column: 'patrol_updates.time', order: 'desc' }, { column: 'patrol_updates.id' }]);
+    return rows.map(toUpdate);
   }
 
   async insertUpdate(update: PatrolUpdate): Promise<void> {

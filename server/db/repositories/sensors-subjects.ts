@@ -2,14 +2,15 @@ import type { Subject, SubjectStatus } from '../../domain/model.js';
 import type { SensorSubjectRepository, SubjectWithStatus } from '../../domain/ports.js';
 import { type Executor, parseJsonColumn } from '../rows.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
-import { toSubject } from './subjects.js';
+import { toSubject, toSubjectRecord } from './subjects.js';
 import type { ChangeSet } from '../../domain/sync/ports.js';
 
 type Row = Record<string, unknown>;
 
 const CHUNK = 400;
 
-const toStatus = (row: Row): SubjectStatus => ({
+/** A subject_status row as the domain reads it. */
+export const toStatus = (row: Row): SubjectStatus => ({
   subjectId: row.subject_id as string,
   tenantId: row.tenant_id as string,
   sourceId: (row.source_id as string | null) ?? null,
@@ -66,14 +67,14 @@ export class KnexSensorSubjectRepository implements SensorSubjectRepository {
       const moved = this.db('subject_status').select('subject_id').where({ tenant_id: tenantId }).andWhere('updated_at', '>=', updatedSince);
       query.where((q) => q.where('updated_at', '>=', updatedSince).orWhereIn('id', moved));
     }
-    const subjects = (await query.orderBy([{ column: 'name' }, { column: 'id' }])).map(toSubject);
+    const subjects = (await query.orderBy([{ column: 'name' }, { column: 'id' }])).map(toSubjectRecord);
     return this.withStatus(tenantId, subjects);
   }
 
   async findWithStatus(tenantId: string, id: string): Promise<SubjectWithStatus | null> {
     const row = await this.db('subjects').where({ tenant_id: tenantId, id }).first();
     if (!row) return null;
-    const [found] = await this.withStatus(tenantId, [toSubject(row)]);
+    const [found] = await this.withStatus(tenantId, [toSubjectRecord(row)]);
     return found ?? null;
   }
 

@@ -120,6 +120,15 @@ export class KnexUserRepository implements UserRepository {
     return rows.map((row: { profile_user_id: string }) => row.profile_user_id);
   }
 
+  /**
+   * When the user last signed in, as the original's `last_login`: the newest access token issued
+   * to it (a login or a refresh), or null. NOTE: `oauth_access_tokens` has no user index yet.
+   */
+  async lastLoginOf(tenantId: string, userId: string): Promise<number | null> {
+    const row = (await this.db('oauth_access_tokens').where({ tenant_id: tenantId, user_id: userId }).max({ at: 'created_at' }).first()) as { at: unknown } | undefined;
+    return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  }
+
   async addProfile(userId: string, profileUserId: string): Promise<void> {
     await this.db('user_profiles').insert({ user_id: userId, profile_user_id: profileUserId }).onConflict(['user_id', 'profile_user_id']).ignore();
   }

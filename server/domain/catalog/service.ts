@@ -38,7 +38,8 @@ export class CatalogService<T extends CatalogItem> {
     const [own, ...dependencies] = await Promise.all([this.kind.catalog, ...others].map((name) => catalog.version(tenantId, name)));
     const parts: Array<string | number> = [this.kind.catalog, tenantId, own!.version, listQueryKey(query), variant];
     others.forEach((other, i) => parts.push(other, dependencies[i]!.version));
-    return { etag: strongEtag(...parts), lastModified: own!.lastModified };
+    // A catalog never written has no modification time to tell (issue 27: not `Last-Modified: 1970`).
+    return { etag: strongEtag(...parts), ...(own!.lastModified > 0 ? { lastModified: own!.lastModified } : {}) };
   }
 
   async list(ctx: RequestContext, query: Pick<CatalogListQuery, 'includeInactive' | 'updatedSince'>): Promise<T[]> {

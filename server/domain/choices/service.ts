@@ -88,7 +88,8 @@ export class ChoiceService {
   async listValidators(ctx: RequestContext, queryKey: string): Promise<Validators> {
     const { tenantId } = requirePermission(ctx, 'view_choice');
     const { version, lastModified } = await this.deps.store.repos.catalog.version(tenantId, CATALOG);
-    return { etag: strongEtag(CATALOG, tenantId, version, queryKey), lastModified };
+    // Never written: no Last-Modified (not 1970).
+    return { etag: strongEtag(CATALOG, tenantId, version, queryKey), ...(lastModified > 0 ? { lastModified } : {}) };
   }
 
   async list(ctx: RequestContext, filter: { field: string | null; includeInactive: boolean }, page: { offset: number; limit: number }) {

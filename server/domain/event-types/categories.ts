@@ -55,7 +55,8 @@ export class EventCategoryService {
 
 function readCategoryBody(body: unknown, required: boolean): Partial<EventCategory> {
   const reader = BodyReader.of(body);
-  reader.rejectUnknown(['value', 'display', 'ordernum', 'is_active'], ['id', 'created_at', 'updated_at']);
+  // `flag` and `permissions`: served by the v1 list (startup), echoed by the original clients.
+  reader.rejectUnknown(['value', 'display', 'ordernum', 'is_active'], ['id', 'created_at', 'updated_at', 'flag', 'permissions']);
   const ordernum = reader.body.ordernum;
   if (ordernum !== undefined && ordernum !== null && (typeof ordernum !== 'number' || !Number.isFinite(ordernum))) {
     reader.add('ordernum', { code: 'invalid_type', message: 'ordernum must be a number or null.', hints: ['For example 10.'] });

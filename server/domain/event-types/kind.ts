@@ -12,7 +12,9 @@ export function readEventTypeBody(body: unknown, mode: 'create' | 'replace' | 'p
   const reader = BodyReader.of(body);
   reader.rejectUnknown(
     [...COMMON_WRITABLE, 'category', 'default_state', 'geometry_type', 'is_collection', 'readonly'],
-    [...COMMON_READ_ONLY, 'version'],
+    // Issue 27: the original's `resolve_time` and `auto_resolve` are accepted and ignored (not stored:
+    // nothing here resolves events on a timer), with what it serves (`url`, `has_events_assigned`).
+    [...COMMON_READ_ONLY, 'version', 'resolve_time', 'auto_resolve', 'url', 'has_events_assigned'],
   );
   if (reader.has('version') && reader.body.version !== '2' && reader.body.version !== 2) {
     reader.add('version', { code: 'invalid', message: 'Only version "2" event types live here.', hints: ['v1 event types belong under /api/v1.0/activity/events/eventtypes.'] });

@@ -93,7 +93,9 @@ export async function activeChoiceLists(repos: Repositories, tenantId: string): 
 function readV1Body(body: unknown, mode: 'create' | 'replace' | 'patch'): Partial<EventTypeV1> {
   const reader = BodyReader.of(body);
   const required = mode !== 'patch';
-  reader.rejectUnknown(['value', 'display', 'category', 'default_priority', 'is_active', 'schema'], ['id', 'version', 'created_at', 'updated_at', 'migrated_to']);
+  // Issue 27: what the original's v1 serializer also takes (`icon`, `ordernum`, `geometry_type`,
+  // `is_collection`) and serves (`icon_id`, `url`) is accepted and ignored: a v1 type here is its document.
+  reader.rejectUnknown(['value', 'display', 'category', 'default_priority', 'is_active', 'schema'], ['id', 'version', 'created_at', 'updated_at', 'migrated_to', 'icon', 'icon_id', 'ordernum', 'geometry_type', 'is_collection', 'url']);
   const fields: Partial<EventTypeV1> = {
     value: reader.string('value', { max: 50, pattern: VALUE_PATTERN, patternHint: 'Use letters, digits, "-" and "_" only.', required }),
     display: reader.string('display', { max: 255 }),

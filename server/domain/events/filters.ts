@@ -2,7 +2,8 @@ import { PRIORITIES } from '../catalog/input.js';
 import { type FieldIssue, InputError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { parseIsoWithOffset } from '../time-input.js';
-import { EVENT_STATES, NO_FILTER, type EventListFilter, type EventState } from './model.js';
+import { EVENT_STATES, NO_FILTER, type BoundingBox, type EventListFilter, type EventState } from './model.js';
+import type { Repositories } from '../ports.js';
 
 /** The list's query as sent (repeatable parameters as lists). */
 export interface EventListQuery {
@@ -11,6 +12,8 @@ export interface EventListQuery {
   filter?: string;
   updatedSince?: string;
   sortBy?: string;
+  /** `west,south,east,north` in degrees (the web app's map box). */
+  bbox?: string;
 }
 
 /**
@@ -106,6 +109,11 @@ export function readEventListQuery(query: EventListQuery): ReadFilter {
     if (since === null) fail('updated_since', 'updated_since is not an ISO 8601 date-time with an offset.', 'For example 2026-11-20T10:00:00+00:00.');
     else filter.updatedSince = since;
   }
+  if (query.bbox !== undefined && query.bbox !== '') {
+    const box = readBbox(query.bbox);
+    if (box) filter.bbox = box;
+    else fail('bbox', 'bbox is west,south,east,north in degrees (longitudes -180..180, latitudes -90..90, south <= north).', 'For example bbox=36.7,-1.4,36.9,-1.2.');
+  }
   if (query.sortBy) {
     const descending = query.sortBy.startsWith('-');
     const name = query.sortBy.replace(/^-/, '');
@@ -116,4 +124,38 @@ export function readEventListQuery(query: EventListQuery): ReadFilter {
   }
   if (Object.keys(errors).length > 0) throw new InputError('Invalid event list query.', errors);
   return { filter, eventTypes, categories };
+}
+
+/** `west,south,east,north` (decimal degrees); null when malformed or out of range. */
+export function readBbox(text: string): BoundingBox | null {
+  const parts = text.split(',');
+  if (parts.length !== 4 || text.length > 200) return null;
+  const numbers = parts.map((part) => (/^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/.test(part) ? Number(part) : NaN));
+  if (!numbers.every(Number.isFinite)) return null;
+  const [west, south, east, north] = numbers as [number, number, number, number];
+  const lon = (value: number) => value >= -180 && value <= 180;
+  const lat = (value: number) => value >= -90 && value <= 90;
+  if (!lon(west) || !lon(east) || !lat(south) || !lat(north) || south > north) return null;
+  return { west, south, east, north };
+}
+
+/**
+ * The query read, then type ids and values and category values resolved to type values; null
+ * when nothing can match. The tenant's types are read once (two queries), whatever the keys sent.
+ */
+export async function resolveEventFilter(repos: Repositories, tenantId: string, query: EventListQuery): Promise<EventListFilter | null> {
+  const { filter, eventTypes, categories } = readEventListQuery(query);
+  if (!eventTypes && !categories) return filter;
+  const types = [
+    ...(await repos.eventTypes.list(tenantId, { includeInactive: true, updatedSince: null })).map((type) => ({ id: type.id, value: type.value, category: type.category })),
+    ...(await repos.eventTypesV1.list(tenantId)).map((type) => ({ id: type.id, value: type.value, category: type.category })),
+  ];
+  // Ids compare without case (UUIDs), values exactly.
+  const keys = eventTypes ? new Set(eventTypes.map((key) => (isUuid(key) ? key.toLowerCase() : key))) : null;
+  const wanted = categories ? new Set(categories) : null;
+  const values = new Set(types
+    .filter((type) => !keys || keys.has(type.id.toLowerCase()) || keys.has(type.value))
+    .filter((type) => !wanted || wanted.has(type.category))
+    .map((type) => type.value));
+  return values.size === 0 ? null : { ...filter, eventTypes: [...values] };
 }

@@ -50,6 +50,45 @@ export interface EventView {
   users: ReadonlyMap<string, User>;
   /** Whether the event type is a collection (incidents). */
   isCollection: boolean;
+  /** What the representation shows of the event's type (its icon, category). */
+  type: EventTypeFacts;
+  /** The events this one contains (an incident's), in order, and the incidents that contain it. */
+  contains: RelatedEvent[];
+  containedIn: RelatedEvent[];
+}
+
+/** What an event's representation shows of its type: the icon (`icon`, else the value) and category. */
+export interface EventTypeFacts {
+  iconId: string;
+  category: string | null;
+  display: string | null;
+  isCollection: boolean;
+}
+
+/** One relationship seen from one side: the other event, with its type's facts. */
+export interface RelatedEvent {
+  type: string;
+  ordernum: number | null;
+  event: EventRecord;
+  facts: EventTypeFacts;
+}
+
+/** A stored relationship (`contains`: the incident `fromEventId` contains `toEventId`). */
+export interface EventRelationship {
+  tenantId: string;
+  fromEventId: string;
+  type: string;
+  toEventId: string;
+  ordernum: number | null;
+  createdAt: number;
+}
+
+/** The map's box: west, south, east, north in degrees (west > east crosses the antimeridian). */
+export interface BoundingBox {
+  west: number;
+  south: number;
+  east: number;
+  north: number;
 }
 
 /** The list's filter (CONTRACT §11): every part optional; types resolved to values by the service. */
@@ -62,10 +101,14 @@ export interface EventListFilter {
   priorities: number[] | null;
   reportedBy: string[] | null;
   updatedSince: number | null;
+  /** Only events located inside the box (events without a location never match). */
+  bbox: BoundingBox | null;
+  /** Only events with a location (the map's reads). */
+  located?: boolean;
   sort: { column: 'time' | 'updated_at' | 'created_at' | 'serial_number'; descending: boolean };
 }
 
 export const NO_FILTER: EventListFilter = {
-  states: null, eventTypes: null, dateRange: null, text: null, priorities: null, reportedBy: null, updatedSince: null,
+  states: null, eventTypes: null, dateRange: null, text: null, priorities: null, reportedBy: null, updatedSince: null, bbox: null,
   sort: { column: 'time', descending: true },
 };

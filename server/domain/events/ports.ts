@@ -1,8 +1,8 @@
 import type { ActivityEvent, EventFile } from '../model.js';
-import type { EventFileRecord, EventListFilter, EventNote, EventRecord, EventUpdate } from './model.js';
+import type { EventFileRecord, EventListFilter, EventNote, EventRecord, EventTypeFacts, EventUpdate } from './model.js';
 
 /** Events and their files (CONTRACT §5b, §11); every read is scoped by tenant. */
-export interface EventRepository {
+export interface EventRepository extends EventMapReads {
   /** Inserts at revision 1 with a provisional serial number: call assignSerialNumber before the transaction ends. */
   insert(event: ActivityEvent): Promise<void>;
   /**
@@ -22,6 +22,8 @@ export interface EventRepository {
   /** Segment ids linked to each event. */
   segmentIdsOf(tenantId: string, eventIds: readonly string[]): Promise<Map<string, string[]>>;
   find(tenantId: string, id: string): Promise<EventRecord | null>;
+  /** The events of those ids that exist (any order). */
+  findMany(tenantId: string, ids: readonly string[]): Promise<EventRecord[]>;
   /** A change to the event's notes or files: a new updated_at and revision. */
   touch(tenantId: string, id: string, at: number): Promise<void>;
   attachFile(file: EventFile & Partial<Pick<EventFileRecord, 'comment' | 'createdByUserId' | 'updatedAt'>>): Promise<void>;
@@ -39,4 +41,19 @@ export interface EventNoteRepository {
   deleteNote(tenantId: string, eventId: string, noteId: string): Promise<boolean>;
   updatesOf(tenantId: string, eventIds: readonly string[]): Promise<EventUpdate[]>;
   insertUpdate(update: EventUpdate): Promise<void>;
+}
+
+/** Reads of the map and the export (issue 27 §3, §4). */
+export interface EventMapReads {
+  /** How many events the filter matches. */
+  count(tenantId: string, filter: EventListFilter): Promise<number>;
+  /** The facts of the named types (active v2 type of that value, else active v1), by value. */
+  typeFacts(tenantId: string, values: readonly string[]): Promise<Map<string, EventTypeFacts>>;
+  /**
+   * One batch of the filter's events in its sort order (then id), after `after` (the last row
+   * of the previous batch): keyset pagination, so every batch costs the same.
+   */
+  exportBatch(tenantId: string, filter: EventListFilter, after: EventRecord | null, limit: number): Promise<EventRecord[]>;
+  /** The keys of `event_details` per event type among the filter's events (at most `max` pairs), computed in the database. */
+  detailKeys(tenantId: string, filter: EventListFilter, max: number): Promise<Map<string, string[]>>;
 }

@@ -9,12 +9,14 @@ import { isUuid } from '../ids.js';
 import type { ActivityEvent, User } from '../model.js';
 import type { Repositories, Store } from '../ports.js';
 import { EventDetailsChecker, type ResolvedEventType } from './details.js';
-import { type EventListQuery, readEventListQuery } from './filters.js';
+import { type EventListQuery, resolveEventFilter } from './filters.js';
 import { type EventInput, readEventBody } from './input.js';
 import type { EventListFilter, EventRecord, EventView } from './model.js';
 import { loadEventViews } from './views.js';
 import { EventNoteService } from './notes.js';
 import { EventFileService } from './files.js';
+import { EventRelationshipService } from './relationships.js';
+import { EventMapService } from './map.js';
 import { ChangedSinceBaseError } from '../merge/errors.js';
 import { mergeEventUpdate, proposeEvent } from '../merge/event-update.js';
 import { applyEventFields, flattenEvent } from '../merge/fields-event.js';
@@ -46,6 +48,10 @@ export class EventService {
   /** The notes and files of events (`activity/event/<id>/notes`, `/files/`). */
   readonly notes: EventNoteService;
   readonly files: EventFileService;
+  /** Incidents: `activity/event/<id>/relationships`. */
+  readonly relationships: EventRelationshipService;
+  /** Events on the map: `activity/events/geojson`, `activity/events/count`. */
+  readonly map: EventMapService;
 
   /**
    * `maxFileBytes`: event file uploads larger than this are 413. `removals`: told, after a
@@ -54,6 +60,8 @@ export class EventService {
   constructor(private readonly deps: { store: Store; clock: Clock; choices: ChoiceService; files: FileStore; removals: FileRemovals; maxFileBytes: number }) {
     this.checker = new EventDetailsChecker(deps.choices);
     this.notes = new EventNoteService({ store: deps.store, clock: deps.clock, events: this });
+    this.map = new EventMapService({ store: deps.store });
+    this.relationships = new EventRelationshipService({ store: deps.store, clock: deps.clock, events: this });
     this.files = new EventFileService({ store: deps.store, clock: deps.clock, files: deps.files, removals: deps.removals, events: this, maxFileBytes: deps.maxFileBytes });
   }
 
@@ -303,25 +311,9 @@ export class EventService {
     return this.checker.check(this.deps.store.repos, tenantId, value, details);
   }
 
-  /**
-   * Type ids and values, and category values, to type values; null when nothing can match.
-   * The tenant's types are read once (two queries), whatever the number of keys sent.
-   */
-  private async resolveFilter(repos: Repositories, tenantId: string, query: EventListQuery): Promise<EventListFilter | null> {
-    const { filter, eventTypes, categories } = readEventListQuery(query);
-    if (!eventTypes && !categories) return filter;
-    const types = [
-      ...(await repos.eventTypes.list(tenantId, { includeInactive: true, updatedSince: null })).map((type) => ({ id: type.id, value: type.value, category: type.category })),
-      ...(await repos.eventTypesV1.list(tenantId)).map((type) => ({ id: type.id, value: type.value, category: type.category })),
-    ];
-    // Ids compare without case (UUIDs), values exactly.
-    const keys = eventTypes ? new Set(eventTypes.map((key) => (isUuid(key) ? key.toLowerCase() : key))) : null;
-    const wanted = categories ? new Set(categories) : null;
-    const values = new Set(types
-      .filter((type) => !keys || keys.has(type.id.toLowerCase()) || keys.has(type.value))
-      .filter((type) => !wanted || wanted.has(type.category))
-      .map((type) => type.value));
-    return values.size === 0 ? null : { ...filter, eventTypes: [...values] };
+  /** Type ids and values, and category values, to type values (filters.ts); null when nothing can match. */
+  private resolveFilter(repos: Repositories, tenantId: string, query: EventListQuery): Promise<EventListFilter | null> {
+    return resolveEventFilter(repos, tenantId, query);
   }
 
   private async link(repos: Repositories, tenantId: string, eventId: string, segmentIds: string[]): Promise<void> {

@@ -33,14 +33,15 @@ const SEGMENT_FIELDS = ['id', 'patrol', 'patrol_type', 'leader', 'scheduled_star
 // Served fields the original clients send back (CONTRACT §11): accepted and ignored. On a nested
 // segment `patrol` is one of them (it can only be the patrol being written).
 // `revision` (issue 26 §2) is served in the fieldops profile and echoed back; the base is Fieldops-Base-Revision.
-const SEGMENT_READ_ONLY = ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at', 'revision'];
+// `priority`: the web app's "new patrol" sends the type's default on its segment; ignored as the original does.
+const SEGMENT_READ_ONLY = ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at', 'revision', 'priority'];
 const MAX_SEGMENTS = 100;
 const MAX_TEXT = 10_000;
 
 /** Reads a patrol body (POST, PUT, PATCH: every field optional). Errors keyed by field, nested as `patrol_segments[i].field`. */
 export function readPatrolBody(body: unknown): PatrolInput {
   const reader = BodyReader.of(body);
-  reader.rejectUnknown(['id', 'title', 'objective', 'priority', 'state', 'patrol_segments', 'notes'], ['serial_number', 'updates', 'files', 'created_at', 'updated_at', 'revision']);
+  reader.rejectUnknown(['id', 'title', 'objective', 'priority', 'state', 'patrol_segments', 'notes'], ['serial_number', 'updates', 'files', 'created_at', 'updated_at', 'revision', 'icon_id', 'is_collection']);
   const input: PatrolInput = {
     id: readId(reader, 'id'),
     title: nullableText(reader, 'title', 255),

@@ -80,6 +80,9 @@ export interface PatrolUpdate {
   /** null when the system made the change (the automatic-done sweep). */
   userId: string | null;
   username: string | null;
+  /** The user's names as they are now (read with the update; never written). */
+  firstName?: string;
+  lastName?: string;
   time: number;
 }
 

@@ -21,6 +21,12 @@ export interface PatrolRepository {
    */
   createPatrol(write: NewPatrol): Promise<number>;
   updatePatrol(patrol: Patrol): Promise<void>;
+  /**
+   * Deletes a patrol with its segments, notes, files (their bytes queued for removal) and
+   * updates; marks it (a tombstone on the sync feed) and the events its segments listed.
+   * false when there was none.
+   */
+  deletePatrol(tenantId: string, id: string): Promise<boolean>;
   findPatrol(tenantId: string, id: string): Promise<Patrol | null>;
   listPatrols(tenantId: string, filter: ResolvedPatrolFilter, now: number, page: { offset: number; limit: number }): Promise<{ total: number; patrols: Patrol[] }>;
 

@@ -12,7 +12,7 @@ import type { Patrol, PatrolSegment, PatrolState, PatrolView, SegmentView } from
 import { draftNewPatrol, patrolUpdate } from './create.js';
 import { applySegmentInput } from './segments.js';
 import { applyPatrolFields, applySegmentFields, flattenPatrol, invalidSegmentRange } from '../merge/fields-patrol.js';
-import { ConflictStaleError } from '../merge/errors.js';
+import { ChangedSinceBaseError, ConflictStaleError } from '../merge/errors.js';
 import type { SettledChange } from '../merge/conflicts.js';
 import { recordRevision } from '../merge/history.js';
 import { parseFieldPath, sameValue } from '../../../protocol/merge-fields.js';
@@ -97,6 +97,28 @@ export class PatrolService {
       await this.refresh(repos, ctx, patrol, now, { endCleared });
       await this.finish(repos, ctx, principal, patrol, planned, { kind: 'patrol', id: patrol.id }, now);
       return this.view(repos, tenantId, patrol.id);
+    });
+  }
+
+  /**
+   * DELETE (er-client `delete_patrol`; the original answers it): the patrol with its segments,
+   * notes, files and updates, in one transaction, leaving a tombstone on the sync feed. With a
+   * base revision, a patrol that changed since it is refused (`changed_since_base`), as events.
+   */
+  async delete(ctx: RequestContext, id: string, pre: WritePrecondition = {}): Promise<void> {
+    const { tenantId } = requirePermission(ctx, 'delete_patrol');
+    await this.deps.store.transaction(async (repos) => {
+      await repos.catalog.lock(tenantId, LOCK);
+      const current = await this.findPatrol(repos, tenantId, id);
+      if (pre.ifMatch && !pre.ifMatch(patrolEtag(current, await repos.patrols.segmentsOf(tenantId, [current.id])))) {
+        throw new PreconditionFailedError('The patrol has changed since that ETag (If-Match).');
+      }
+      if (pre.base && current.revision > pre.base.revision) {
+        throw new ChangedSinceBaseError(`The patrol changed since revision ${pre.base.revision} (it is at ${current.revision}); read it again before deleting it.`, current.revision);
+      }
+      await repos.patrols.deletePatrol(tenantId, current.id);
+      await repos.revisions.deleteOf(tenantId, 'patrol', current.id);
+      await repos.conflicts.deleteOf(tenantId, 'patrol', current.id);
     });
   }
 

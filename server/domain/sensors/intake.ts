@@ -64,7 +64,12 @@ export async function storeObservations(
   const subjectOf = await resolveSubjects(repos, provider.tenantId, items, sources, defaults.subjectSubtype, now);
   const { observations, statuses, reassigned } = observationsOf(target, items, subjectOf, now);
   // In id order, like every multi-row write here: concurrent batches lock rows in one order.
-  for (const [sourceId, subjectId] of reassigned) await repos.sensors.assignSubject(sourceId, subjectId, now);
+  // Each new link is also an open assignment from the source's first fix for that subject here.
+  for (const [sourceId, subjectId] of reassigned) {
+    await repos.sensors.assignSubject(sourceId, subjectId, now);
+    const first = Math.min(...observations.filter((o) => o.sourceId === sourceId && o.subjectId === subjectId).map((o) => o.recordedAt));
+    await repos.subjectSources.openAssignment(provider.tenantId, sourceId, subjectId, Number.isFinite(first) ? first : now, now);
+  }
   const created = await repos.observations.insertBatch(observations, statuses);
   return { received: items.length, created, duplicates: items.length - created };
 }
@@ -159,7 +164,7 @@ function observationsOf(target: IntakeTarget, items: readonly ObservationInput[]
 }
 
 /** Per subject: the newest position of the batch, and the newest radio state carried by any item. */
-function statusUpdates(observations: readonly Observation[], now: number): SubjectStatusUpdate[] {
+export function statusUpdates(observations: readonly Observation[], now: number): SubjectStatusUpdate[] {
   const updates = new Map<string, SubjectStatusUpdate>();
   for (const o of observations) {
     if (!o.subjectId) continue;

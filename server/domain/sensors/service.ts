@@ -11,6 +11,7 @@ import { SteadyTargets } from './steady-targets.js';
 import { type IntakeDefaults, type IntakeResult, type SteadyOutcome, intakeTarget, storeObservations, storeSteadyBatch } from './intake.js';
 import { type ItemIssue, readItems, readObservation, throwItemIssues } from './observation-input.js';
 import { readRadioAgentBatch } from './radioagent.js';
+import { readPostedObservations, storePostedObservations } from './posted.js';
 import { type ObservationQuery, readObservationFilter } from './reads.js';
 
 export { CAMERA_TRAP_MAX_IMAGE_BYTES, IMAGE_FIELD };
@@ -22,8 +23,9 @@ const PROVIDER_TYPE = /^[a-z0-9][a-z0-9_-]{0,49}$/i;
 /** What a provider type fills in when an item leaves it out; other types use their own name. */
 function defaultsFor(providerType: string): IntakeDefaults {
   if (providerType === 'radioagent') return { providerType, sourceType: 'gps-radio', subjectSubtype: 'ranger' };
-  if (providerType === 'gps-radio') return { providerType, sourceType: 'tracking-device', subjectSubtype: 'unassigned' };
-  return { providerType, sourceType: providerType.slice(0, 50), subjectSubtype: 'unassigned' };
+  // The original's default subtype is `ranger` (issue 27).
+  if (providerType === 'gps-radio') return { providerType, sourceType: 'tracking-device', subjectSubtype: 'ranger' };
+  return { providerType, sourceType: providerType.slice(0, 50), subjectSubtype: 'ranger' };
 }
 
 /** Counts observations by outcome (injected by the composition root; a no-op by default). */
@@ -133,6 +135,16 @@ export class SensorService {
       const provider = await repos.sensors.ensureProvider(principal.tenantId, providerKey, 'camera-trap', now);
       return fileCameraTrapReport(repos, principal, { providerId: provider.id, providerKey, form, time, image: stored, filename }, now);
     });
+  }
+
+  /** `POST observations` (posted.ts): the stored observations, and whether the body was one object. */
+  async postObservations(ctx: RequestContext, body: unknown): Promise<{ created: number; single: boolean; observations: Observation[] }> {
+    const { tenantId } = requirePermission(ctx, 'add_observation');
+    const { items, single } = readPostedObservations(body);
+    const result = await this.deps.store.transaction((repos) => storePostedObservations(repos, tenantId, items, this.deps.clock.now()));
+    this.metrics.observations('created', result.created);
+    this.metrics.observations('duplicate', items.length - result.created);
+    return { ...result, single };
   }
 
   async listObservations(ctx: RequestContext, query: ObservationQuery, page: { offset: number; limit: number }): Promise<{ total: number; items: Observation[] }> {

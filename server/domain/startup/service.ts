@@ -11,7 +11,9 @@ import type { SiteMap, Store } from '../ports.js';
 /** The actions of the original's permission map, by our codename prefix. */
 const ACTIONS = ['add', 'change', 'delete', 'view'] as const;
 /** Areas of the original's permission map: each is also our codenames' suffix (`view_patrol`). */
-const AREAS = ['patrol', 'patroltype', 'event', 'eventtype', 'observation', 'subject', 'user'];
+const AREAS = ['patrol', 'patroltype', 'event', 'eventtype', 'observation', 'subject', 'user', 'message', 'source'];
+/** Areas whose data the user may export (`export_event`, `export_observation`): the web app's Data Export menu. */
+const EXPORTS = ['event', 'observation'];
 /** A category's actions as the original's category objects name them. */
 const CATEGORY_ACTIONS: Array<[Permission, string]> = [['add_event', 'create'], ['view_event', 'read'], ['change_event', 'update']];
 
@@ -21,6 +23,8 @@ export interface MeView {
   /** `{"patrol": ["add","change","delete","view"], "<category value>": [...], ...}` */
   permissions: Record<string, string[]>;
   subject: { id: string; name: string } | null;
+  /** The newest token issued to the user (the original's `last_login`), or null. */
+  lastLogin: number | null;
 }
 
 export interface V1TypesView {
@@ -45,12 +49,14 @@ export class StartupService {
     const categories = await this.deps.store.repos.eventCategories.list(principal.tenantId, false);
     const permissions: Record<string, string[]> = {};
     for (const area of AREAS) {
-      const granted = ACTIONS.filter((action) => has(principal, `${action}_${area}`));
+      const granted: string[] = ACTIONS.filter((action) => has(principal, `${action}_${area}`));
+      if (EXPORTS.includes(area) && has(principal, `export_${area}`)) granted.push('export');
       if (granted.length) permissions[area] = granted;
     }
     const eventActions = ACTIONS.filter((action) => has(principal, `${action}_event`));
-    for (const category of categories) if (eventActions.length) permissions[category.value] = eventActions;
-    return { user, isSuperuser: principal.isSuperuser, permissions, subject: null };
+    for (const category of categories) if (eventActions.length && !(category.value in permissions)) permissions[category.value] = eventActions;
+    const lastLogin = await this.deps.store.repos.users.lastLoginOf(principal.tenantId, principal.kind === 'user' ? principal.user.id : user.id);
+    return { user, isSuperuser: principal.isSuperuser, permissions, subject: null, lastLogin };
   }
 
   /** The caller as the reporter of the events it creates (activity/events/schema names it). */

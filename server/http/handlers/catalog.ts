@@ -61,6 +61,8 @@ export function catalogHandlers<T extends CatalogItem>(
     async create(ctx: AppContext) {
       const item = await service.create(requestContext(ctx), ctx.state.body);
       ctx.status = 201;
+      // Where the new item is (the original answers a v2 event type POST with it): the list path plus its value.
+      ctx.set('Location', `${origin(ctx)}${ctx.path.replace(/\/+$/, '')}/${encodeURIComponent(item.value)}`);
       ctx.body = present(item, origin(ctx));
     },
 

@@ -16,6 +16,8 @@ export function choiceHandlers(choices: ChoiceService, trustProxy: boolean) {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'string',
         title: 'Choices',
+        // As the original: the document says what it lists; each entry names its list in `description`.
+        description: fields.length > 0 ? `Choices of ${fields.join(', ')}` : 'Choices',
         oneOf: entries.map((choice) => ({ const: choice.value, title: choice.display, description: choice.field })),
       };
     },

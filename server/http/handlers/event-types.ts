@@ -2,7 +2,7 @@ import type { EventCategoryService } from '../../domain/event-types/categories.j
 import { type EventTypeMigrationService, MigrationRefused } from '../../domain/event-types/migration.js';
 import type { EventTypeV1Service } from '../../domain/event-types/v1.js';
 import { errorBody } from '../error-body.js';
-import { presentEventCategory, presentEventTypeV1 } from '../presenters.js';
+import { presentEventCategory, presentEventCategoryV1, presentEventTypeV1 } from '../presenters.js';
 import { queryBoolean, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
@@ -22,6 +22,15 @@ export function eventTypeSupportHandlers(deps: { categories: EventCategoryServic
     },
     async updateCategory(ctx: AppContext) {
       ctx.body = presentEventCategory(await deps.categories.update(requestContext(ctx), key(ctx), ctx.state.body));
+    },
+
+    /** The v1 paths (er-client): the same categories, shown as the v1 list shows them. */
+    async createCategoryV1(ctx: AppContext) {
+      ctx.status = 201;
+      ctx.body = presentEventCategoryV1(await deps.categories.create(requestContext(ctx), ctx.state.body));
+    },
+    async updateCategoryV1(ctx: AppContext) {
+      ctx.body = presentEventCategoryV1(await deps.categories.update(requestContext(ctx), key(ctx), ctx.state.body));
     },
 
     async getV1(ctx: AppContext) {

@@ -1,4 +1,4 @@
-import type { EventFileRecord, EventNote, EventUpdate, EventView } from '../../domain/events/model.js';
+import type { EventFileRecord, EventNote, EventRecord, EventTypeFacts, EventUpdate, EventView, RelatedEvent } from '../../domain/events/model.js';
 import type { User } from '../../domain/model.js';
 import { toIso } from '../../db/time.js';
 
@@ -65,6 +65,13 @@ export function presentEvent(view: EventView, origin: string) {
     patrol_segments: view.segmentIds,
     reported_by: reporter ? userRef(reporter) : null,
     is_collection: view.isCollection,
+    event_category: view.type.category,
+    icon_id: view.type.iconId,
+    image_url: iconUrl(origin, view.type),
+    geojson: eventGeojson(event, view.type, origin),
+    contains: view.contains.map((related) => presentRelated(related, origin)),
+    is_contained_in: view.containedIn.map((related) => presentRelated(related, origin)),
+    is_linked_to: [],
     notes: view.notes.map((note) => presentEventNote(note, users)),
     files: view.files.map((file) => presentEventFile(file, origin, users)),
     updates: view.updates.map((update) => presentEventUpdate(update, users)),
@@ -72,5 +79,65 @@ export function presentEvent(view: EventView, origin: string) {
     created_at: toIso(event.createdAt),
     updated_at: toIso(event.updatedAt),
     revision: event.revision,
+  };
+}
+
+/** The type's icon under /static/ (the catalog's icon route). */
+export const iconUrl = (origin: string, facts: EventTypeFacts) => `${origin}/static/sprite-src/${encodeURIComponent(facts.iconId)}.svg`;
+
+/**
+ * The event as a GeoJSON Feature (issue 27 §3): a Point from its location, null without one.
+ * `properties` carry what the web app's map reads (`image`, the type's icon) and what a
+ * FeatureCollection reader needs without the event beside it (id, title, type, priority, state, time).
+ */
+export function eventGeojson(event: EventRecord, facts: EventTypeFacts, origin: string) {
+  if (event.latitude === null || event.longitude === null) return null;
+  const image = iconUrl(origin, facts);
+  return {
+    type: 'Feature' as const,
+    geometry: { type: 'Point' as const, coordinates: [event.longitude, event.latitude] },
+    properties: {
+      id: event.id,
+      serial_number: event.serialNumber,
+      title: event.title || facts.display || event.eventType,
+      event_type: event.eventType,
+      event_category: facts.category,
+      priority: event.priority,
+      state: event.state,
+      time: toIso(event.time),
+      datetime: toIso(event.time),
+      is_collection: facts.isCollection,
+      message: '',
+      image,
+      icon: { iconUrl: image, iconSize: [25, 25], iconAncor: [12, 12], popupAncor: [0, -13], className: 'dot' },
+    },
+  };
+}
+
+/** The other event of a relationship, as the original nests it (`related_event`: the event without its own relationships, notes or files). */
+export function presentRelated(related: RelatedEvent, origin: string) {
+  const { event, facts } = related;
+  return {
+    type: related.type,
+    ordernum: related.ordernum,
+    url: eventUrl(origin, event.id),
+    related_event: {
+      id: event.id,
+      serial_number: event.serialNumber,
+      event_type: event.eventType,
+      event_category: facts.category,
+      title: event.title,
+      time: toIso(event.time),
+      location: event.latitude === null ? null : { latitude: event.latitude, longitude: event.longitude },
+      priority: event.priority,
+      state: event.state,
+      is_collection: facts.isCollection,
+      icon_id: facts.iconId,
+      image_url: iconUrl(origin, facts),
+      geojson: eventGeojson(event, facts, origin),
+      url: eventUrl(origin, event.id),
+      created_at: toIso(event.createdAt),
+      updated_at: toIso(event.updatedAt),
+    },
   };
 }

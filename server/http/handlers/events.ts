@@ -5,7 +5,7 @@ import { eventEtag, type EventService } from '../../domain/events/service.js';
 import type { EventListQuery } from '../../domain/events/filters.js';
 import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
-import { presentEvent } from './events-presenters.js';
+import { eventGeojson, presentEvent } from './events-presenters.js';
 import { queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
@@ -16,9 +16,12 @@ const list = (ctx: AppContext, name: string): string[] => {
   return raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
 };
 
-/** The list's query parameters, as the domain reads them. */
-function listQuery(ctx: AppContext): EventListQuery {
-  return { state: list(ctx, 'state'), eventType: list(ctx, 'event_type'), filter: queryString(ctx, 'filter'), updatedSince: queryString(ctx, 'updated_since'), sortBy: queryString(ctx, 'sort_by') };
+/** The list's query parameters, as the domain reads them (the map, count and export read the same). */
+export function listQuery(ctx: AppContext): EventListQuery {
+  return {
+    state: list(ctx, 'state'), eventType: list(ctx, 'event_type'), filter: queryString(ctx, 'filter'), updatedSince: queryString(ctx, 'updated_since'), sortBy: queryString(ctx, 'sort_by'),
+    bbox: queryString(ctx, 'bbox'),
+  };
 }
 
 /** `If-Match` (strong comparison), when the client sent one. */
@@ -75,6 +78,17 @@ export function eventHandlers(deps: { events: EventService; trustProxy: boolean 
       const page = readPage(ctx);
       const { total, views } = await deps.events.list(requestContext(ctx), page, undefined, listQuery(ctx));
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentEvent(view, origin(ctx))), deps.trustProxy);
+    },
+    /** A page of the filtered, located events as a FeatureCollection (`count`, `next`, `previous` beside `features`). */
+    async geojson(ctx: AppContext) {
+      const page = readPage(ctx);
+      const { total, events, facts } = await deps.events.map.features(requestContext(ctx), page, listQuery(ctx));
+      const features = events.map((event) => eventGeojson(event, facts.get(event.eventType)!, origin(ctx)));
+      const { results: _results, ...links } = pageBody(ctx, page, total, features, deps.trustProxy);
+      ctx.body = { type: 'FeatureCollection', ...links, features };
+    },
+    async count(ctx: AppContext) {
+      ctx.body = { count: await deps.events.map.count(requestContext(ctx), listQuery(ctx)) };
     },
     async get(ctx: AppContext) {
       const event = await deps.events.head(requestContext(ctx), id(ctx));

@@ -42,6 +42,11 @@ export function patrolHandlers(deps: { patrols: PatrolService; notes: PatrolNote
       const pre = writePrecondition(ctx);
       one(ctx, await patrols.update(requestContext(ctx), param(ctx, 'id'), ctx.state.body, pre));
     },
+    /** er-client `delete_patrol`: 204 (the earthranger profile: 200 `data: null`). */
+    async remove(ctx: AppContext) {
+      await patrols.delete(requestContext(ctx), param(ctx, 'id'), writePrecondition(ctx));
+      ctx.status = 204;
+    },
 
     async listSegments(ctx: AppContext) {
       const page = readPage(ctx);

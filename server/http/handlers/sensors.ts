@@ -6,8 +6,8 @@ import type { FileStore } from '../../storage/file-store.js';
 import type { UploadSlots } from '../upload-slots.js';
 import { withUpload } from '../middleware/upload.js';
 import { pageBody, readPage } from '../pagination.js';
-import { presentSubject } from '../presenters.js';
-import { queryBoolean, queryString } from '../query.js';
+import { presentSubjectView } from './subjects.js';
+import { queryString } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
 /** Sensor responses use the users API's envelope (CONTRACT §10): `{data, status: {code, message}}`. */
@@ -28,17 +28,9 @@ export function presentObservation(o: Observation) {
   };
 }
 
-/** A subject with its latest position (a GeoJSON Feature, as EarthRanger serves it) and radio state. */
-export function presentSubjectWithStatus({ subject, status, groups }: SubjectWithStatus) {
-  return {
-    ...presentSubject(subject),
-    subject_groups: groups,
-    last_position_date: status ? toIso(status.recordedAt) : null,
-    last_position: status
-      ? { type: 'Feature', geometry: { type: 'Point', coordinates: [status.longitude, status.latitude] }, properties: { title: subject.name, time: toIso(status.recordedAt), source: status.sourceId } }
-      : null,
-    last_position_status: status?.radioState ?? null,
-  };
+/** A subject with its latest position (the sync feed's subject record; see presentSubjectView). */
+export function presentSubjectWithStatus(view: SubjectWithStatus, origin = '') {
+  return presentSubjectView(view, origin);
 }
 
 export interface SensorHandlerDeps {
@@ -77,12 +69,11 @@ export function sensorHandlers({ sensors, files, uploadSlots, maxFieldBytes, tru
       const { total, items } = await sensors.listObservations(requestContext(ctx), query, page);
       envelope(ctx, 200, pageBody(ctx, page, total, items.map(presentObservation), trustProxy));
     },
-    async subjects(ctx: AppContext) {
-      const subjects = await sensors.listSubjects(requestContext(ctx), queryBoolean(ctx, 'include_inactive'), queryString(ctx, 'updated_since'));
-      envelope(ctx, 200, subjects.map(presentSubjectWithStatus));
-    },
-    async subject(ctx: AppContext) {
-      envelope(ctx, 200, presentSubjectWithStatus(await sensors.getSubject(requestContext(ctx), String(ctx.params.id))));
+    /** `POST observations`: the stored observation (one object sent) or list; 201 when any was new. */
+    async createObservations(ctx: AppContext) {
+      const { created, single, observations } = await sensors.postObservations(requestContext(ctx), ctx.state.body);
+      const shown = observations.map(presentObservation);
+      envelope(ctx, created > 0 ? 201 : 200, single ? shown[0] : shown);
     },
   };
 }

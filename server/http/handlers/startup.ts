@@ -33,7 +33,17 @@ function eventSchema(reporter: User) {
 }
 
 function presentMe(view: MeView) {
-  return { ...presentAccount(view.user), is_staff: view.isSuperuser, is_superuser: view.isSuperuser, permissions: view.permissions, subject: view.subject };
+  return {
+    ...presentAccount(view.user),
+    // The original's role is free text set by an administrator; there is none here.
+    role: '',
+    date_joined: toIso(view.user.createdAt),
+    last_login: view.lastLogin === null ? null : toIso(view.lastLogin),
+    is_staff: view.isSuperuser,
+    is_superuser: view.isSuperuser,
+    permissions: view.permissions,
+    subject: view.subject,
+  };
 }
 
 function presentAccount(user: User) {
@@ -74,7 +84,8 @@ export function startupHandlers(deps: { startup: StartupService; v1: EventTypeV1
         alerts_enabled: false,
         daily_report_enabled: false,
         eula_enabled: false,
-        export_kml_enabled: false,
+        // subjects/kml and subjects/kml/root (issue 27 §2).
+        export_kml_enabled: true,
         tableau_enabled: false,
         event_matrix_enabled: false,
         show_track_days: 16,

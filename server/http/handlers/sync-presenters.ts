@@ -53,7 +53,7 @@ function present(view: RecordView, origin: string): ShownRecord {
     case 'patrol':
       return { record: presentPatrol(view.view, origin), etag: null, revision: view.view.patrol.revision };
     case 'subject':
-      return { record: presentSubjectWithStatus(view.view), etag: null, revision: view.view.subject.revision };
+      return { record: presentSubjectWithStatus(view.view, origin), etag: null, revision: view.view.subject.revision };
     case 'patrol_type':
       return { record: withSchema(presentCatalogCommon(view.view, origin), view.view, true), etag: catalogEtag(patrolTypeKind.catalog, view.view, origin), revision: null };
     case 'event_type':

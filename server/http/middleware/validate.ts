@@ -5,6 +5,7 @@ import { mapIssues } from '../schemas/issues.js';
 import type { JSONSchema } from '../schemas/types.js';
 import type { Route } from '../routes/types.js';
 import type { AppContext, Middleware } from '../state.js';
+import { callerProfile } from '../presentation/caller-profile.js';
 
 /**
  * Checks a request's query and JSON body against its route's schemas before the handler
@@ -39,6 +40,7 @@ export function validateRequest(route: Route, ajv: Ajv, options: ValidateOptions
     if (query) {
       queryValidator ??= ajv.compile(query);
       const values = queryValues(ctx, query);
+      if (callerProfile(ctx) === 'earthranger') dropUnknownBooleans(values, query);
       if (!queryValidator(values)) {
         const { fields, detail } = mapIssues(queryValidator.errors ?? [], query, values, 'query', 'Invalid query parameters.');
         throw new InputError(detail, fields);
@@ -89,4 +91,18 @@ export function queryValues(ctx: AppContext, query: JSONSchema): Record<string, 
     if (values[name] === '') delete values[name];
   }
   return values;
+}
+
+const BOOLEAN_TEXT = /^(?:true|1|yes|on|false|0|no|off|)$/i;
+
+/**
+ * The earthranger profile reads an unrecognised query boolean as false, as the original does
+ * (query.ts's queryBoolean); the fieldops profile keeps CONTRACT §1's 400. Such a value is
+ * therefore not checked here.
+ */
+function dropUnknownBooleans(values: Record<string, string | string[]>, query: JSONSchema): void {
+  const properties = (query.properties ?? {}) as Record<string, JSONSchema>;
+  for (const [name, value] of Object.entries(values)) {
+    if (properties[name]?.['x-error-code'] === 'invalid_boolean' && typeof value === 'string' && !BOOLEAN_TEXT.test(value)) delete values[name];
+  }
 }

@@ -3,22 +3,26 @@ import type { ApiProfile } from '../../domain/model.js';
 import type { AppContext, Middleware } from '../state.js';
 import { profileOf } from './profile.js';
 import { earthRangerRule } from './rules.js';
+import { fieldErrorsAsOriginal } from './error-shapes.js';
+import { noteDefaultProfile } from './caller-profile.js';
 
 /**
  * The one presentation step (CONTRACT §11): after the handler and the error mapping, maps the
  * response to the caller's profile. `fieldops` is what the handlers wrote; `earthranger` wraps
  * JSON bodies in `{data, status: {code, message}}` following the route's rule (rules.ts).
- * Error bodies already carry `status: {code, message, detail}` and keep their field keys, so
- * they are the same in both profiles.
+ * Error bodies carry `status: {code, message, detail}` and their field keys in both profiles;
+ * a 400's field errors are lists of strings in the earthranger profile (fieldErrorsAsOriginal).
  *
  * NOTE: a client's profile is fixed per client, so a validator (ETag) never names two
  * representations for one caller; the ETag is therefore the same in both profiles.
  */
 export function presentProfile(defaultProfile: ApiProfile): Middleware {
   return async (ctx, next) => {
+    noteDefaultProfile(ctx, defaultProfile);
     await next();
     if (profileOf(ctx.state.principal ?? null, defaultProfile) !== 'earthranger') return;
     const rule = earthRangerRule(ctx.state.routeName);
+    if (ctx.status === 400 && rule.kind !== 'raw') return reshapeFieldErrors(ctx);
     if (rule.kind === 'enveloped' && rule.data) return reshapeEnveloped(ctx, rule.data);
     if (rule.kind !== 'wrap' || ctx.state.routeName === undefined) return;
     const status = ctx.status;
@@ -55,4 +59,11 @@ function reshapeEnveloped(ctx: AppContext, data: (payload: unknown) => unknown):
 
 function envelope(data: unknown, status: number) {
   return { data, status: { code: status, message: STATUS_CODES[status] ?? 'OK' } };
+}
+
+/** A 400 error body (ours: issues per field) as the original answers it: messages per field. */
+function reshapeFieldErrors(ctx: AppContext): void {
+  const body = ctx.body;
+  if (!body || typeof body !== 'object' || Buffer.isBuffer(body) || Array.isArray(body)) return;
+  ctx.body = fieldErrorsAsOriginal(body as Record<string, unknown>);
 }

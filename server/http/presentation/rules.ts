@@ -3,6 +3,8 @@ import { AREA_RULES as SUBJECT_RULES } from './rules-subjects.js';
 import { AREA_RULES as TRACK_RULES } from './rules-tracks.js';
 import { AREA_RULES as EVENT_MAP_RULES } from './rules-events-map.js';
 import { AREA_RULES as MESSAGE_RULES } from './rules-messages.js';
+import { originalPatrol, originalSegment } from './rules-patrols.js';
+import { originalEventType, originalEventTypes } from './rules-event-types.js';
 
 /**
  * How a route's response is shown in the `earthranger` profile (CONTRACT §11), by route name:
@@ -47,15 +49,17 @@ const RULES: Record<string, EarthRangerRule> = {
   // The original answers a created v2 event type with where it is, and PATCH with nothing.
   'eventtypes.create': { kind: 'wrap', data: (payload) => ({ resource_url: `/api/v2.0/activity/eventtypes/${valueOf(payload)}` }) },
   'eventtypes.patch': { kind: 'wrap', data: () => null },
+  'eventtypes.list': { kind: 'wrap', data: originalEventTypes },
+  ...shaped(['eventtypes.detail', 'eventtypes.replace'], originalEventType),
   'eventtypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
   'patroltypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
   // Records carry `revision` in the fieldops profile only (issue 26 §2): the original's fields, exactly.
   ...shaped(['events.get', 'events.create', 'events.patch', 'segments.events.create'], bareRecord),
   ...shaped(['events.list', 'segments.events'], (payload) => mapResults(payload, bareRecord)),
-  ...shaped(['patrols.get', 'patrols.create', 'patrols.replace', 'patrols.patch'], barePatrol),
-  'patrols.list': { kind: 'wrap', data: (payload) => mapResults(payload, barePatrol) },
-  ...shaped(['segments.get', 'segments.create', 'segments.replace', 'segments.patch'], bareSegment),
-  'segments.list': { kind: 'wrap', data: (payload) => mapResults(payload, bareSegment) },
+  ...shaped(['patrols.get', 'patrols.create', 'patrols.replace', 'patrols.patch'], originalPatrol),
+  'patrols.list': { kind: 'wrap', data: (payload) => mapResults(payload, originalPatrol) },
+  ...shaped(['segments.get', 'segments.create', 'segments.replace', 'segments.patch'], originalSegment),
+  'segments.list': { kind: 'wrap', data: (payload) => mapResults(payload, originalSegment) },
   'subjects.get': { kind: 'enveloped', data: bareRecord },
   'subjects.list': { kind: 'enveloped', data: (payload) => mapItems(payload, bareRecord) },
   subjectgroups: { kind: 'wrap', data: (payload) => mapItems(payload, (group) => ({ ...group, subjects: mapItems(group.subjects, bareRecord) })) },
@@ -96,19 +100,6 @@ function bareRecord(record: unknown): unknown {
   if (!isRecord(record) || !Object.hasOwn(record, 'revision')) return record;
   const { revision: _revision, ...rest } = record;
   return rest;
-}
-
-/** A segment without its revision, nor its subject leader's. */
-function bareSegment(segment: unknown): unknown {
-  const bare = bareRecord(segment);
-  if (!isRecord(bare) || !isRecord(bare.leader)) return bare;
-  return { ...bare, leader: bareRecord(bare.leader) };
-}
-
-function barePatrol(patrol: unknown): unknown {
-  const bare = bareRecord(patrol);
-  if (!isRecord(bare) || !Array.isArray(bare.patrol_segments)) return bare;
-  return { ...bare, patrol_segments: bare.patrol_segments.map(bareSegment) };
 }
 
 /** The tracked-by schema's leaders (`enum`, `enum_ext[].value`) without their revisions. */

@@ -24,6 +24,8 @@ export interface RealtimeSession {
 const KINDS = {
   event: { permission: 'view_event', created: 'new_event', updated: 'update_event', id: 'event_id', data: 'event_data' },
   patrol: { permission: 'view_patrol', created: 'new_patrol', updated: 'update_patrol', id: 'patrol_id', data: 'patrol_data' },
+  // The web app listens for `radio_message` and reads the message from `data` (new and changed alike).
+  message: { permission: 'view_message', created: 'radio_message', updated: 'radio_message', id: 'message_id', data: 'data' },
 } as const satisfies Record<string, { permission: Permission; created: string; updated: string; id: string; data: string }>;
 
 export type RealtimeKind = keyof typeof KINDS;

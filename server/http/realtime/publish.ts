@@ -9,6 +9,9 @@ const PUBLISHED: Record<string, [RealtimeKind, 'created' | 'updated']> = {
   'patrols.create': ['patrol', 'created'],
   'patrols.replace': ['patrol', 'updated'],
   'patrols.patch': ['patrol', 'updated'],
+  // A bulk read (also `messages.create`) answers `{ids, read}`: no `id`, so nothing is published.
+  'messages.create': ['message', 'created'],
+  'messages.patch': ['message', 'updated'],
 };
 
 /**

@@ -4,7 +4,7 @@ import { eventTypeSupportHandlers } from '../handlers/event-types.js';
 import { presentEventType } from '../presenters.js';
 import { type Route, json } from './types.js';
 import { catalogSchemas, eventTypeDescription } from '../schemas/catalog.js';
-import { categorySchemas, migrate, v1Schemas } from '../schemas/event-types.js';
+import { categorySchemas, categoryV1Schemas, migrate, v1Schemas } from '../schemas/event-types.js';
 
 const eventTypeSchemas = catalogSchemas(eventTypeDescription);
 
@@ -32,6 +32,10 @@ export function eventTypeRoutes(services: Services): Route[] {
     { name: 'eventcategories.create', method: 'POST', paths: [categories], authenticate: true, body: json, schema: categorySchemas.create, handler: support.createCategory },
     { name: 'eventcategories.get', method: 'GET', paths: [`${categories}/:key`], authenticate: true, schema: categorySchemas.get, handler: support.getCategory },
     { name: 'eventcategories.patch', method: 'PATCH', paths: [`${categories}/:key`], authenticate: true, body: json, schema: categorySchemas.patch, handler: support.updateCategory },
+
+    // er-client post_event_category / patch_event_category (the v1 GET is a startup route).
+    { name: 'eventcategories_v1.create', method: 'POST', paths: ['/api/v1.0/activity/events/categories'], authenticate: true, body: json, schema: categoryV1Schemas.create, handler: support.createCategoryV1 },
+    { name: 'eventcategories_v1.patch', method: 'PATCH', paths: ['/api/v1.0/activity/events/categories/:key'], authenticate: true, body: json, schema: categoryV1Schemas.patch, handler: support.updateCategoryV1 },
 
     { name: 'eventtypes_v1.create', method: 'POST', paths: [v1], authenticate: true, body: json, schema: v1Schemas.create, handler: support.createV1 },
     { name: 'eventtypes_v1.get', method: 'GET', paths: [`${v1}/:key`], authenticate: true, schema: v1Schemas.get, handler: support.getV1 },

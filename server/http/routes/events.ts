@@ -4,6 +4,8 @@ import { eventPartHandlers } from '../handlers/events-notes.js';
 import { type Route, json, keyed } from './types.js';
 import { eventSchemas as s } from '../schemas/events.js';
 import { eventBatchHandlers } from '../handlers/events-batch.js';
+import { eventRelationshipHandlers } from '../handlers/event-relationships.js';
+import { eventExportHandlers } from '../handlers/events-export.js';
 import type { JSONSchema, RouteSchema } from '../schemas/types.js';
 import { MAX_PUSH_ENTRIES } from '../../../protocol/push.js';
 
@@ -36,7 +38,19 @@ export function eventRoutes(services: Services): Route[] {
   const one = ['/api/v1.0/activity/event/:id', `${list}/:id`];
   const event = '/api/v1.0/activity/event/:id';
   const segment = '/api/v1.0/activity/patrols/segments/:id/events';
+  const rel = eventRelationshipHandlers({ events: services.events, trustProxy: services.trustProxy });
+  const exp = eventExportHandlers({ exports: services.eventExports });
   return [
+    // Literal paths under activity/events/ before `activity/events/:id`.
+    { name: 'events.geojson', method: 'GET', paths: [`${list}/geojson`], authenticate: true, schema: s.geojson, handler: h.geojson },
+    { name: 'events.count', method: 'GET', paths: [`${list}/count`], authenticate: true, schema: s.count, handler: h.count },
+    { name: 'exports.events', method: 'GET', paths: [`${list}/export`], authenticate: true, schema: s.export, handler: exp.export },
+    {
+      name: 'events.relationships.add', method: 'POST', paths: [`${event}/relationships`], authenticate: true, body: json, schema: s.addRelationship, handler: rel.add,
+      // A replay whose answer was lost is answered the incident as it is now (201).
+      idempotent: { recordKind: 'event', readBack: 'events.get', status: 201 },
+    },
+    { name: 'events.relationship.delete', method: 'DELETE', paths: [`${event}/relationship/:type/:to`], authenticate: true, schema: s.removeRelationship, handler: rel.remove, idempotent: keyed.remove('event') },
     { name: 'segments.events', method: 'GET', paths: [segment], authenticate: true, schema: s.segmentEvents, handler: h.segmentEvents },
     { name: 'segments.events.create', method: 'POST', paths: [segment], authenticate: true, body: json, schema: s.createSegmentEvent, handler: h.createSegmentEvent, idempotent: keyed.create('event', 'events.get', 'id', true) },
     { name: 'events.list', method: 'GET', paths: [list], authenticate: true, schema: s.list, handler: h.list },

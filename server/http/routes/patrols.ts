@@ -24,6 +24,7 @@ export function patrolRoutes(services: Services): Route[] {
     { name: 'patrols.create', method: 'POST', paths: [base], authenticate: true, body: json, schema: patrolSchemas.create, handler: h.create, idempotent: keyed.create('patrol', 'patrols.get', 'id', true) },
     { name: 'patrols.get', method: 'GET', paths: [`${base}/:id`], authenticate: true, schema: patrolSchemas.get, handler: h.get },
     { name: 'patrols.replace', method: 'PUT', paths: [`${base}/:id`], authenticate: true, body: json, schema: patrolSchemas.replace, handler: h.update, idempotent: keyed.update('patrol', 'patrols.get') },
+    { name: 'patrols.delete', method: 'DELETE', paths: [`${base}/:id`], authenticate: true, schema: patrolSchemas.remove, handler: h.remove, idempotent: keyed.remove('patrol') },
     { name: 'patrols.patch', method: 'PATCH', paths: [`${base}/:id`], authenticate: true, body: json, schema: patrolSchemas.patch, handler: h.update, idempotent: keyed.update('patrol', 'patrols.get') },
 
     { name: 'notes.list', method: 'GET', paths: [`${base}/:id/notes`], authenticate: true, schema: patrolSchemas.listNotes, handler: h.listNotes },

@@ -4,7 +4,8 @@ import { type Route, json, rootAndV1 } from './types.js';
 import { readSchemas, sensorSchemas } from '../schemas/sensors.js';
 
 /**
- * Sensor intake (CONTRACT §10), at the root and under /api/v1.0, and its read side. The named
+ * Sensor intake (CONTRACT §10), at the root and under /api/v1.0, and observations (read, and
+ * the original's `POST observations`). Subjects are routes/subjects.ts's. The named
  * types come before the generic `/sensors/:type/...` so that they win.
  */
 export function sensorRoutes(services: Services): Route[] {
@@ -16,7 +17,6 @@ export function sensorRoutes(services: Services): Route[] {
     { name: 'sensors.cameratrap', method: 'POST', paths: status('camera-trap'), authenticate: true, schema: sensorSchemas.cameraTrap, handler: sensors.cameraTrap },
     { name: 'sensors.generic', method: 'POST', paths: status(':type'), authenticate: true, body: json, schema: sensorSchemas.generic, handler: sensors.status },
     { name: 'observations.list', method: 'GET', paths: ['/api/v1.0/observations'], authenticate: true, schema: readSchemas.observations, handler: sensors.observations },
-    { name: 'subjects.list', method: 'GET', paths: ['/api/v1.0/subjects'], authenticate: true, schema: readSchemas.subjects, handler: sensors.subjects },
-    { name: 'subjects.get', method: 'GET', paths: ['/api/v1.0/subject/:id', '/api/v1.0/subjects/:id'], authenticate: true, schema: readSchemas.subject, handler: sensors.subject },
+    { name: 'observations.create', method: 'POST', paths: ['/api/v1.0/observations'], authenticate: true, body: json, schema: readSchemas.create, handler: sensors.createObservations },
   ];
 }

@@ -22,9 +22,7 @@ export function startupRoutes(services: Services): Route[] {
     { name: 'eventcategories_v1.list', method: 'GET', paths: [`${V1}/activity/events/categories`], authenticate: true, schema: startup.categoriesV1, handler: h.categories },
     { name: 'eventtypes_v1.list', method: 'GET', paths: [`${V1}/activity/events/eventtypes`], authenticate: true, schema: startup.eventTypesV1, handler: h.v1EventTypes },
     empty('layers', '/layers', 'Map layers', false),
-    empty('featureset', '/featureset', 'Feature sets', false),
     empty('analyzers.spatial', '/analyzers/spatial', 'Spatial analyzers', false),
     empty('news', '/news', 'News', true),
-    empty('messages', '/messages', 'Messages', true),
   ];
 }

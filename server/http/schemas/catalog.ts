@@ -161,5 +161,9 @@ export const eventTypeDescription: CatalogDescription = {
     is_collection: { type: 'boolean' },
     readonly: { type: 'boolean' },
     version: { enum: ['2', 2], readOnly: true, description: 'Only "2" lives here.', 'x-error-codes': { enum: 'invalid' } },
+    resolve_time: readOnly('The original\'s automatic resolution delay: accepted and ignored (not stored).'),
+    auto_resolve: readOnly('Accepted and ignored (not stored).'),
+    url: readOnly(),
+    has_events_assigned: readOnly(),
   },
 };

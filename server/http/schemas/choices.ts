@@ -49,6 +49,7 @@ export const choicesJson: RouteSchema = {
     200: ok(
       object({
         $id: { type: 'string', format: 'uri', description: 'The absolute URL of the request.' },
+        description: str(undefined, { description: 'What the document lists (the list names asked for).' }),
         $schema: { const: 'https://json-schema.org/draft/2020-12/schema' },
         type: { const: 'string' },
         title: { const: 'Choices' },

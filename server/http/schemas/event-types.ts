@@ -11,7 +11,7 @@ const v1Tag = 'event types (v1)';
 
 const category: JSONSchema = named('EventCategory', object({ id: uuid, value: str(50), display: str(255), ordernum: { type: ['number', 'null'] }, is_active: { type: 'boolean' } }));
 const categoryBody = (required: string[]): JSONSchema =>
-  object({ value: slug(50), display: str(255), ordernum: { type: ['number', 'null'] }, is_active: { type: 'boolean' }, id: readOnly(), created_at: readOnly(), updated_at: readOnly() }, required);
+  object({ value: slug(50), display: str(255), ordernum: { type: ['number', 'null'] }, is_active: { type: 'boolean' }, id: readOnly(), created_at: readOnly(), updated_at: readOnly(), flag: readOnly(), permissions: readOnly() }, required);
 const categoryKey = { key: { description: 'The category\'s value.', schema: str(100) } };
 
 export const categorySchemas = {
@@ -19,6 +19,16 @@ export const categorySchemas = {
   create: { summary: 'Create an event category', tags: [categoriesTag], body: { kind: 'json', schema: categoryBody(['value']) }, responses: { 201: created(category), ...writeErrors(), ...errors(409) } },
   get: { summary: 'One event category', tags: [categoriesTag], params: categoryKey, responses: { 200: ok(category), ...readErrors() } },
   patch: { summary: 'Change an event category', tags: [categoriesTag], params: categoryKey, body: { kind: 'json', schema: categoryBody([]) }, responses: { 200: ok(category), ...writeErrors(), ...errors(409) } },
+} satisfies Record<string, RouteSchema>;
+
+/** The v1 paths of the same categories (er-client post_event_category / patch_event_category), in the v1 list's shape. */
+const categoryV1: JSONSchema = named('EventCategoryV1', object({ id: uuid, value: str(50), display: str(255), ordernum: { type: ['number', 'null'] }, is_active: { type: 'boolean' }, flag: { enum: ['user', 'system'] } }));
+export const categoryV1Schemas = {
+  create: { summary: 'Create an event category (v1 path)', tags: [categoriesTag], body: { kind: 'json', schema: categoryBody(['value']) }, responses: { 201: created(categoryV1), ...writeErrors(), ...errors(409) } },
+  patch: {
+    summary: 'Change an event category (v1 path)', tags: [categoriesTag], params: { key: { description: 'The category\'s id (er-client sends it) or value.', schema: str(100) } },
+    body: { kind: 'json', schema: categoryBody([]) }, responses: { 200: ok(categoryV1), ...writeErrors(), ...errors(409) },
+  },
 } satisfies Record<string, RouteSchema>;
 
 const v1Type: JSONSchema = named('EventTypeV1', object({
@@ -48,6 +58,8 @@ function v1Body(required: string[]): JSONSchema {
         'x-error-code': 'schema_structure_error',
       },
       id: readOnly(), version: readOnly(), created_at: readOnly(), updated_at: readOnly(), migrated_to: readOnly(),
+      // The original's v1 fields (issue 27): accepted and ignored.
+      icon: readOnly('Accepted and ignored.'), icon_id: readOnly(), ordernum: readOnly('Accepted and ignored.'), geometry_type: readOnly('Accepted and ignored.'), is_collection: readOnly('Accepted and ignored.'), url: readOnly(),
     },
     required,
   );

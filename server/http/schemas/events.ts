@@ -3,6 +3,7 @@ import {
 } from './common.js';
 import { BASE_REVISION_DOC, patrolFile, recordRevision } from './patrols.js';
 import { type JSONSchema, type RouteSchema, named } from './types.js';
+import { eventFeature, eventMapSchemas, relationshipItem } from './events-map.js';
 
 /** Events and segment events (CONTRACT §5b), and patrol files (CONTRACT §6). */
 
@@ -38,6 +39,13 @@ const event: JSONSchema = named('Event', object({
   patrol_segments: array(uuid),
   reported_by: nullable(userRef),
   is_collection: { type: 'boolean' },
+  event_category: nullable(str(undefined, { description: 'The type\'s category value (null when the type is gone).' })),
+  icon_id: str(undefined, { description: 'The type\'s icon, else its value.' }),
+  image_url: { type: 'string', format: 'uri', description: 'The type\'s icon under /static/.' },
+  geojson: nullable(eventFeature),
+  contains: array(relationshipItem, { description: 'An incident\'s events, in order.' }),
+  is_contained_in: array(relationshipItem, { description: 'The incidents that contain this event.' }),
+  is_linked_to: array(relationshipItem, { description: 'Always empty (no `is_linked_to` relationships here).' }),
   notes: array(eventNote),
   files: array(eventFile),
   updates: array(eventUpdate, { description: 'The history, newest first.' }),
@@ -95,6 +103,7 @@ const listQuery = queryParams({
   filter: str(4000, { description: 'JSON: `{date_range: {lower, upper}, event_type: [...], event_category: [...], text, priority: [...], reported_by: [...], state: [...]}` (`duration`, `sort` accepted and ignored).' }),
   updated_since: { type: 'string', format: 'date-time', description: 'Only events changed at or after this time (ISO 8601 with an offset).' },
   sort_by: str(40, { description: '[-]event_time, updated_at, created_at or serial_number (default -event_time).' }),
+  bbox: str(200, { description: '`west,south,east,north` in degrees: only events located in the box (west > east crosses the antimeridian).' }),
 });
 
 export const eventSchemas = {
@@ -121,6 +130,7 @@ export const eventSchemas = {
   getFile: { summary: 'An event file\'s metadata', tags: [tag], params: eventFileParams, responses: { 200: ok(eventFile), ...readErrors() } },
   deleteFile: { summary: 'Remove a file from an event (the stored bytes stay: they are content-addressed and may be shared)', tags: [tag], params: eventFileParams, responses: { 204: noContent, ...readErrors() } },
   file: { summary: 'The bytes of an event\'s file', tags: [tag], params: eventFileParams, responses: { ...storedFileResponses(), ...readErrors() } },
+  ...eventMapSchemas(listQuery, event),
 } satisfies Record<string, RouteSchema>;
 
 /** A stored file's bytes as server/http/file-download.ts sends them: whole, one range, or a presigned redirect. */

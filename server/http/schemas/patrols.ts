@@ -1,5 +1,5 @@
 import {
-  AUTH_ERRORS, array, latLon, created, dateTime, errors, nullable, nullableDateTime, object, ok, page, pageParams, priority, queryBoolean, queryDateTime, queryParams,
+  AUTH_ERRORS, array, latLon, created, noContent, dateTime, errors, nullable, nullableDateTime, object, ok, page, pageParams, priority, queryBoolean, queryDateTime, queryParams,
   readErrors, readOnly, str, uuid, writeErrors,
 } from './common.js';
 import { subject } from './choices.js';
@@ -65,7 +65,15 @@ export const patrolFile: JSONSchema = named('PatrolFile', object({
   updated_at: dateTime,
 }));
 
-const patrolUpdate = object({ message: str(), time: dateTime, type: str(), user: { type: 'object', properties: { id: uuid, username: nullable(str()) }, required: ['username'] } });
+const patrolUpdate = object({
+  message: str(), time: dateTime, type: str(),
+  user: {
+    type: 'object',
+    description: 'The account that made the change (`id` absent for the system), as the original shows it.',
+    properties: { id: uuid, username: nullable(str()), first_name: str(), last_name: str(), content_type: { const: 'accounts.user' } },
+    required: ['username', 'first_name', 'last_name', 'content_type'],
+  },
+});
 
 export const patrol: JSONSchema = named('Patrol', object({
   id: uuid,
@@ -109,6 +117,8 @@ function segmentBody(nested: boolean, required: string[] = []): JSONSchema {
     end_location: locationInput,
   };
   for (const name of ['image_url', 'icon_id', 'events', 'updates', 'created_at', 'updated_at', 'revision']) properties[name] = readOnly();
+  // The web app's "new patrol" sends the type's default priority on its segment; the original ignores it.
+  properties.priority = readOnly('Accepted and ignored (the web app sends it on a new patrol\'s segment; a segment has no priority).');
   return object(properties, required, nested ? { 'x-error-codes': { type: 'invalid_type' } } : {});
 }
 
@@ -125,6 +135,8 @@ const patrolBody: JSONSchema = named('PatrolWrite', object(
       { properties: { id: { type: 'string', format: 'uuid', 'x-error-code': 'invalid' }, text: { type: 'string', minLength: 1, maxLength: 10000, 'x-error-code': 'invalid' } }, required: ['text'], 'x-error-codes': { required: 'invalid' } },
       { maxItems: 100, description: '`[{text}]`: notes to add (with an id: to update).', 'x-error-codes': { type: 'invalid', maxItems: 'invalid' } },
     ),
+    // The web app's "new patrol" always sends these; the original ignores them.
+    icon_id: readOnly('Accepted and ignored (the icon is the first segment\'s patrol type\'s).'), is_collection: readOnly('Accepted and ignored.'),
     serial_number: readOnly(), updates: readOnly(), files: readOnly(), created_at: readOnly(), updated_at: readOnly(), revision: readOnly(),
   },
   [],
@@ -164,6 +176,11 @@ export const patrolSchemas = {
   },
   replace: { summary: 'Update a patrol (fields left out stay as they are)', description: patrolUpdateDoc, tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
   patch: { summary: 'Update a patrol', description: patrolUpdateDoc, tags: [tag], params: patrolId, body: { kind: 'json', schema: patrolBody }, responses: { 200: ok(patrol), ...writeErrors(), ...errors(409, 412) } },
+  remove: {
+    summary: 'Delete a patrol (with its segments, notes, files and updates)',
+    description: `Needs delete_patrol. The patrol leaves the sync feed as a tombstone; the events its segments listed stay (unlinked). ${BASE_REVISION_DOC} A patrol changed since that revision is 412 \`changed_since_base\`.`,
+    tags: [tag], params: patrolId, responses: { 204: noContent, ...readErrors(), ...errors(409, 412) },
+  },
 
   listSegments: { summary: 'List patrol segments', tags: [tag], query: queryParams(pageParams), responses: { 200: ok(page(segment)), ...errors(400, ...AUTH_ERRORS, 404) } },
   createSegment: { summary: 'Create a segment of a patrol', tags: [tag], body: { kind: 'json', schema: segmentCreate }, responses: { 201: created(segment), ...writeErrors(), ...errors(409) } },

@@ -1,5 +1,4 @@
-import { AUTH_ERRORS, array, dateTime, envelope, errors, nullable, object, ok, openObject, page, pageParams, queryBoolean, queryDateTime, queryParams, readErrors, str, uuid } from './common.js';
-import { subject } from './choices.js';
+import { AUTH_ERRORS, array, dateTime, envelope, errors, nullable, object, ok, openObject, page, pageParams, queryDateTime, queryParams, readOnly, str, uuid } from './common.js';
 import { type JSONSchema, type ResponseSpec, type RouteSchema, named } from './types.js';
 
 /**
@@ -78,10 +77,11 @@ export const sensorSchemas = {
   },
   generic: {
     summary: 'Observations of a provider of type `<type>` (a slug; gps-radio defaults otherwise)',
+    description: 'The earthranger profile answers `data: {}` (the original\'s answer).',
     tags: [tag],
     params: { type: { description: 'Provider type: a slug of at most 50 characters.', schema: str(50) }, ...providerKey },
     body: { kind: 'json', schema: batchOf(observationItem, 'One observation or an array of 1 to 1000.') },
-    responses: intakeResponses(intakeResult),
+    responses: intakeResponses({ anyOf: [intakeResult, { type: 'object', maxProperties: 0, description: 'earthranger profile.' }] }),
   },
   radioAgent: {
     summary: 'A radio agent\'s messages: observations (`message_key: observation`) and heartbeats',
@@ -123,19 +123,14 @@ const observation = named('Observation', object({
   observation_details: { type: 'object' },
 }));
 
-const subjectWithStatus = named('SubjectWithStatus', object({
-  ...(subject.properties as Record<string, JSONSchema>),
-  subject_groups: array(str()),
-  last_position_date: nullable(dateTime),
-  last_position: nullable(
-    object({
-      type: { const: 'Feature' },
-      geometry: object({ type: { const: 'Point' }, coordinates: array({ type: 'number' }, { minItems: 2, maxItems: 2 }) }),
-      properties: object({ title: str(), time: dateTime, source: uuid }),
-    }),
-  ),
-  last_position_status: { type: ['object', 'null'] },
-}));
+/** An observation of `POST observations`: `source` is a source id or manufacturer id. */
+const postedItem: JSONSchema = named('PostedObservation', object({
+  source: str(200, { description: 'A source id or manufacturer id; required (400 when unknown).' }),
+  recorded_at: { type: 'string', format: 'date-time', description: 'ISO 8601 with an offset; required.' },
+  location: observationProperties.location!,
+  additional: { type: ['object', 'null'], description: 'Kept with the observation as `observation_details`.' },
+  ...Object.fromEntries(['id', 'created_at', 'observation_details', 'subject'].map((field) => [field, readOnly()])),
+}, ['source', 'recorded_at', 'location']));
 
 export const readSchemas = {
   observations: {
@@ -151,11 +146,15 @@ export const readSchemas = {
     }),
     responses: { 200: ok(envelope(page(observation))), ...errors(400, ...AUTH_ERRORS, 404) },
   },
-  subjects: {
-    summary: 'Subjects with their latest position (needs view_subject)',
+  create: {
+    summary: 'Stores observations of existing sources (the original\'s; needs add_observation): one or a batch',
+    description: 'Each fix goes to the subject whose assignment covers its time (`subjectsources`); duplicates of source and recorded_at are skipped (200 when nothing was new).',
     tags: ['observations'],
-    query: queryParams({ include_inactive: queryBoolean('Include deactivated subjects.'), updated_since: queryDateTime('Only subjects changed, or with a position recorded, at or after this time (incremental pulls).') }),
-    responses: { 200: ok(envelope(array(subjectWithStatus))), ...errors(400, ...AUTH_ERRORS) },
+    body: { kind: 'json', schema: batchOf(postedItem, 'One observation or an array of 1 to 1000.') },
+    responses: {
+      201: { description: 'Stored: the observation (one sent) or the list, as stored.', json: envelope({ anyOf: [observation, array(observation)] }) },
+      200: ok(envelope({ anyOf: [observation, array(observation)] }), 'Every item was stored before.'),
+      ...errors(400, ...AUTH_ERRORS, 413, 415),
+    },
   },
-  subject: { summary: 'One subject with its latest position', tags: ['observations'], params: { id: { description: 'Subject id (UUID).', schema: uuid } }, responses: { 200: ok(envelope(subjectWithStatus)), ...readErrors() } },
 } satisfies Record<string, RouteSchema>;

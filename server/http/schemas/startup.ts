@@ -8,7 +8,12 @@ const nullableStr: JSONSchema = { type: ['string', 'null'] };
 const me: JSONSchema = openObject(
   {
     id: uuid, username: str(), first_name: str(), last_name: str(), email: str(), is_staff: { type: 'boolean' }, is_superuser: { type: 'boolean' },
-    permissions: { type: 'object', additionalProperties: array(str()), description: '`{"patrol": ["add","change","delete","view"], "<event category value>": [...]}`' },
+    role: str(), date_joined: str(), last_login: nullableStr,
+    permissions: {
+      type: 'object',
+      additionalProperties: array(str()),
+      description: '`{"patrol": ["add","change","delete","view"], "event": [..., "export"], "observation": ["view", "export"], "message": [...], "<event category value>": [...]}`',
+    },
     subject: { type: ['object', 'null'] },
   },
   ['id', 'username', 'first_name', 'last_name', 'email', 'is_staff', 'is_superuser', 'permissions', 'subject'],
