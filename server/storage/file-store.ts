@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -151,10 +152,15 @@ export class DiskFileStore implements FileStore {
         callback(null, chunk);
       },
     });
+    const writer = fs.createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE });
     try {
-      await pipeline(source, meter, fs.createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE }));
+      await pipeline(source, meter, writer);
       await fsyncPath(temp, 'r+');
     } catch (error) {
+      // A source that fails at once (over the limit in its first chunks) can reject before the
+      // writer has even opened the file: wait until it is closed, or the open would create the
+      // temporary file after this removal and leave it behind.
+      if (!writer.closed) await once(writer, 'close').catch(() => undefined);
       await fs.promises.rm(temp, { force: true });
       throw error;
     }
