@@ -1,18 +1,15 @@
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { openSubjectSide } from './subject-side-wiring.js';
 import type { Logger } from 'pino';
 import { type Services, createApp } from './app.js';
-import { fastRevalidation } from './http/fast-revalidation.js';
 import type { Config } from './config.js';
 import { AdminService } from './domain/admin.js';
 import { type BootstrapResult, bootstrapEmptyDatabase } from './domain/bootstrap.js';
-import { OAuthService } from './domain/oauth/service.js';
-import { PrincipalCache } from './domain/oauth/principal-cache.js';
+import { openOAuth } from './oauth-wiring.js';
 import type { Store } from './domain/ports.js';
 import { loadCommonPasswords, packageRoot } from './domain/users/common-passwords.js';
 import { StartupService } from './domain/startup/service.js';
 import { RealtimeHub, type RealtimeRelay } from './http/realtime/hub.js';
-import { attachRealtime } from './http/realtime/socket.js';
 import { loadDemoData } from './domain/demo.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -31,9 +28,9 @@ import { PatrolFileService } from './domain/patrols/files.js';
 import { EventService } from './domain/events/service.js';
 import { PatrolSweeper } from './domain/patrols/sweep.js';
 import { ConflictService } from './domain/merge/conflicts.js';
-import type { SyncRetention } from './domain/sync/retention.js';
-import type { SyncBackfill } from './domain/sync/backfill.js';
-import { changeLogHooks, openSync, startSyncJobs, stopSyncJobs } from './sync-wiring.js';
+import { changeLogHooks, openSync } from './sync-wiring.js';
+import { type BackgroundJobs, startBackgroundJobs, stopBackgroundJobs } from './background-jobs-wiring.js';
+import { serveHttp } from './http-server-wiring.js';
 import { KnexIdempotencyRepository } from './db/repositories/idempotency.js';
 import { IdempotencyService } from './domain/idempotency/service.js';
 import { IdempotencySweep } from './domain/idempotency/sweep.js';
@@ -53,36 +50,21 @@ import { UploadSlots } from './http/upload-slots.js';
 import { IconLibrary } from './storage/icons.js';
 import { openFileStore, withRemovals } from './storage/open.js';
 import { openUploads } from './storage/tus/open.js';
-import type { UploadSweep } from './storage/tus/sweep.js';
-import type { FileSweeper } from './storage/file-sweeper.js';
 import { type ClusterMetrics, Metrics } from './metrics/metrics.js';
 import { ResponseChecker } from './http/openapi/response-check.js';
 import { createHttpAjv } from './http/schemas/ajv.js';
-import { SecretVerifier } from './security/crypto.js';
-import { WorkGate } from './security/work-gate.js';
-import { capConnectionsPerAddress } from './security/connection-cap.js';
 
 /**
  * The composition root: config → database → store → services → app. Nothing else wires
- * dependencies; there are no module singletons.
+ * dependencies (the *-wiring.ts modules beside this file build parts of it for it); there are
+ * no module singletons.
  */
-export interface Runtime {
+export interface Runtime extends BackgroundJobs {
   config: Config;
   database: Database;
   store: Store;
   services: Services;
   admin: AdminService;
-  sweeper: PatrolSweeper;
-  /** Removes the bytes of deleted files once nothing refers to them (issue 24). */
-  fileSweeper: FileSweeper;
-  /** Prunes change-log rows older than FIELDOPS_SYNC_RETENTION_DAYS (issue 25). */
-  syncRetention: SyncRetention;
-  /** Logs the records written before the change log existed, once per tenant (issue 25). */
-  syncBackfill: SyncBackfill;
-  /** Deletes Idempotency-Keys past FIELDOPS_IDEMPOTENCY_DAYS, hourly (issue 26). */
-  idempotencySweep: IdempotencySweep;
-  /** Removes resumable uploads past FIELDOPS_UPLOAD_EXPIRY_HOURS and their bytes (issue 26). */
-  uploadSweep: UploadSweep;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -139,18 +121,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const store = createStore(database, hot, changeLogHooks(clock, { dialect: database.dialect, retentionDays: config.idempotencyDays }));
   const idempotencyKeys = new KnexIdempotencyRepository(database.knex, database.dialect);
   const users = new UserService({ store, clock, passwordHashCost: config.passwordHashCost, commonPasswords: loadCommonPasswords() });
-  const oauth = new OAuthService({
-    store,
-    clock,
-    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
-    authorizationCodeTtlSeconds: config.authorizationCodeTtlSeconds,
-    passwordHashCost: config.passwordHashCost,
-    throttle: config.throttle,
-    secrets: new SecretVerifier(new WorkGate(config.scrypt.concurrency, config.scrypt.queue, config.scrypt.queuePerAddress)),
-    principals: new PrincipalCache(config.authCacheMs),
-    metrics,
-  });
+  const oauth = openOAuth(config, { store, clock, metrics });
   const eventTypes = new CatalogService(eventTypeKind, { store, clock });
   const patrols = new PatrolService({ store, clock });
   const choices = new ChoiceService({ store, clock });
@@ -300,11 +271,7 @@ export function bootstrapDatabase(runtime: Runtime): Promise<BootstrapResult> {
  * throw: the admin exists now, so a generated password travels with it rather than be lost.
  */
 async function abandonPrepared(prepared: PreparedServer, error: unknown): Promise<unknown> {
-  await prepared.runtime.sweeper.stop();
-  await prepared.runtime.fileSweeper.stop();
-  await stopSyncJobs({ retention: prepared.runtime.syncRetention, backfill: prepared.runtime.syncBackfill });
-  await prepared.runtime.idempotencySweep.stop();
-  await prepared.runtime.uploadSweep.stop();
+  await stopBackgroundJobs(prepared.runtime);
   await prepared.listener.close();
   await prepared.runtime.close();
   return prepared.bootstrap.generatedAdminPassword ? new AdminCreatedError(error, prepared.bootstrap.generatedAdminPassword) : error;
@@ -333,70 +300,23 @@ export async function startWorkerServer(config: Config, options: WorkerServerOpt
   }
 }
 
-/** Wires the app onto a prepared listener and starts the sweep. */
+/** Wires the app onto a prepared listener and starts the background jobs. */
 function serve(config: Config, prepared: PreparedServer, sessionIdPrefix?: string): RunningServer {
   const { listener, runtime, bootstrap, demo } = prepared;
   const app = createApp(runtime.services);
-  runtime.sweeper.start(config.patrolSweepSeconds);
-  runtime.fileSweeper.start(config.fileSweepSeconds);
-  startSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
-  runtime.idempotencySweep.start();
-  runtime.uploadSweep.start(config.uploadSweepSeconds);
-  const handle = app.callback();
-  const revalidate = fastRevalidation(runtime.services);
-  const server = listener.server;
-  listener.setHandler((req, res) => {
-    revalidate(req, res).then(
-      (answered) => {
-        if (!answered) void handle(req, res);
-      },
-      () => void handle(req, res),
-    );
-  });
-  capConnectionsPerAddress(server, config.maxConnectionsPerAddress);
-  const realtime = attachRealtime(server, {
-    oauth: runtime.services.oauth,
-    hub: runtime.services.realtime,
-    logger: runtime.services.logger,
-    metrics: runtime.services.metrics,
-    app,
-    trustProxy: config.trustProxy,
-    limits: config.realtime,
-    sessionIdPrefix,
-  });
-  server.keepAliveTimeout = 5000;
-  server.requestTimeout = 60000;
-  // A handed listener binds nothing: its port is the primary's.
-  const port = (server.address() as AddressInfo | null)?.port ?? config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  startBackgroundJobs(runtime, config);
+  const http = serveHttp(listener, app, runtime.services, config, sessionIdPrefix);
   let closing: Promise<void> | null = null;
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: http.url,
+    port: http.port,
     runtime,
     bootstrap,
     demo,
     close: () =>
       (closing ??= (async () => {
-        await realtime.close();
-        const stopped = Promise.all([new Promise<void>((resolve) => server.close(() => resolve())), listener.drained?.()]);
-        // Keep-alive sockets become idle as their in-flight requests finish: close them as
-        // they do. Whatever is still running after the grace period is cut.
-        server.closeIdleConnections();
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        const grace = setTimeout(() => {
-          server.closeAllConnections();
-          // Handed connections the HTTP server no longer tracks (upgraded ones) are cut too.
-          if (listener.drained) void listener.close();
-        }, 10000);
-        await stopped;
-        clearInterval(sweep);
-        clearTimeout(grace);
-        await runtime.sweeper.stop();
-        await runtime.fileSweeper.stop();
-        await stopSyncJobs({ retention: runtime.syncRetention, backfill: runtime.syncBackfill });
-        await runtime.idempotencySweep.stop();
-        await runtime.uploadSweep.stop();
+        await http.close();
+        await stopBackgroundJobs(runtime);
         await runtime.close();
       })()),
   };

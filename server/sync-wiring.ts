@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Database, Dialect } from './db/knex.js';
 import { KnexIdempotencyRepository } from './db/repositories/idempotency.js';
-import { claimCommitted, claimInTransaction } from './domain/idempotency/claim-hook.js';
+import { claimCommitted, claimInTransaction, claimWithoutMarks } from './domain/idempotency/claim-hook.js';
 import type { StoreHooks } from './db/store.js';
 import { KnexSyncFeedReads } from './db/sync/feed-read.js';
 import { KnexSyncRetentionStore } from './db/sync/feed-retention.js';
@@ -38,6 +38,7 @@ export function changeLogHooks(clock: Clock, idempotency?: { dialect: Dialect; r
       await claimInTransaction(new KnexIdempotencyRepository(trx, idempotency.dialect), changes, now, idempotency.retentionDays);
     },
     afterCommit: claimCommitted,
+    withoutMarks: claimWithoutMarks,
   };
 }
 

@@ -48,8 +48,9 @@ export function registerExportCommand(program: Command, io: CliIo): void {
         [
           '',
           'Events: those pulled by `fieldops pull` and those recorded here not yet pulled back. Subjects: those pulled.',
-          'Tracks: the observations recorded on this laptop (`observations import`, queued or sent): the mirror does not',
-          'pull the server\'s tracks yet. GPX tracks read back with `fieldops observations import` (same points and times).',
+          'Tracks: the fixes `fieldops sync` pulled from the server (once the mirror pulls records) and the observations',
+          'recorded on this laptop (`observations import`, queued or sent); one pushed and pulled back is written once.',
+          'GPX and KML tracks read back with `fieldops observations import` (same points and times; KML as gx:Track).',
           'GPX and KML hold positions only: rows without one are skipped (and counted). --json prints the summary',
           '(with --output; the data itself is the output otherwise).',
         ].join('\n'),

@@ -15,7 +15,7 @@ interface Options {
   sourceType: string;
   provider: string;
   manufacturerId?: string;
-  inputFormat?: 'gpx' | 'csv';
+  inputFormat?: 'gpx' | 'kml' | 'csv';
   format?: FormatName;
   skipInvalid?: boolean;
 }
@@ -25,23 +25,28 @@ export function registerObservationsCommands(program: Command, io: CliIo): void 
   withCommonOptions(
     observations
       .command('import')
-      .description('validate a GPX track or a CSV of positions offline and queue them as observations of a subject')
-      .argument('<file>', 'a .gpx file, or a .csv with recorded_at,latitude,longitude (other columns go into `additional`)')
+      .description('validate a GPX or KML track or a CSV of positions offline and queue them as observations of a subject')
+      .argument('<file>', 'a .gpx or .kml file, or a .csv with recorded_at,latitude,longitude (other columns go into `additional`)')
       .requiredOption('--subject <name or id>', 'whose positions these are (a name creates the subject on first sight)')
       .option('--source-type <type>', 'the sensor type of the source', 'gps-radio')
       .option('--provider <key>', 'the provider key the observations are posted under', 'fieldops-cli')
       .option('--manufacturer-id <id>', 'the source (device) id (default: one per profile and subject)')
-      .addOption(new Option('--input-format <format>', 'the file\'s format (default: from its extension)').choices(['gpx', 'csv']))
+      .addOption(new Option('--input-format <format>', 'the file\'s format (default: from its extension)').choices(['gpx', 'kml', 'csv']))
       .addOption(new Option('--format <format>', 'report invalid points in a lint format').choices(FORMAT_NAMES))
       .option('--skip-invalid', 'queue the valid points even when some are invalid')
-      .addHelpText('after', '\nImporting the same file again queues nothing. Exit codes: 0 all points valid, 1 invalid points, 2 usage error.'),
+      .addHelpText(
+        'after',
+        '\nKML: a Placemark\'s Point (at its TimeStamp), LineString (no per-point time: each point is reported) or gx:Track\n' +
+          '(a <when> per <gx:coord>), as `fieldops export tracks --format kml` writes. Importing the same file again queues nothing.\n' +
+          'Exit codes: 0 all points valid, 1 invalid points, 2 usage error.',
+      ),
   ).action(
     clientAction<Options>(io, async (ctx, options, [file]) => {
       const [{ openOffline }, { importObservations }, { FORMATS }, path] = await Promise.all([
         import('../record/open.js'), import('../record/observations.js'), import('../lint/formats/index.js'), import('node:path'),
       ]);
-      const format = options.inputFormat ?? (path.extname(file!).slice(1).toLowerCase() as 'gpx' | 'csv');
-      if (format !== 'gpx' && format !== 'csv') throw new UserFacingError(`cannot tell the format of ${file}`, 'name it .gpx or .csv, or pass --input-format gpx|csv', 2);
+      const format = options.inputFormat ?? (path.extname(file!).slice(1).toLowerCase() as 'gpx' | 'kml' | 'csv');
+      if (format !== 'gpx' && format !== 'kml' && format !== 'csv') throw new UserFacingError(`cannot tell the format of ${file}`, 'name it .gpx, .kml or .csv, or pass --input-format gpx|kml|csv', 2);
       if (!/^[\w.:-]{1,100}$/.test(options.provider) || !/^[\w.-]{1,50}$/.test(options.sourceType)) throw new UserFacingError('--provider and --source-type are short names (letters, digits, . _ - :)', undefined, 2);
       const stores = await openOffline(ctx);
       try {
@@ -60,7 +65,7 @@ export function registerObservationsCommands(program: Command, io: CliIo): void 
         if (result.fileProblems > 0) ctx.info(`fieldops observations import: ${shownPath} cannot be read (${result.fileProblems} ${result.fileProblems === 1 ? 'problem' : 'problems'}); nothing queued`);
         else if (result.points > 0) ctx.info(nothing ? `fieldops observations import: ${result.invalid} of ${result.points} points invalid; nothing queued` : `fieldops observations import: ${result.queued} queued of ${result.points} points${result.valid > result.queued ? ` (${result.valid - result.queued} already queued before)` : ''}`);
         if (result.invalid > 0 || result.fileProblems > 0) throw new CommandExit(EXIT.failure);
-        if (result.points === 0) throw new UserFacingError(`no points in ${shownPath}`, format === 'gpx' ? 'a GPX track has <trkpt lat=".." lon=".."><time>..</time></trkpt> elements' : 'the header is recorded_at,latitude,longitude');
+        if (result.points === 0) throw new UserFacingError(`no points in ${shownPath}`, format === 'gpx' ? 'a GPX track has <trkpt lat=".." lon=".."><time>..</time></trkpt> elements' : format === 'kml' ? 'a KML track has Placemarks with a <Point>, a <LineString> or a <gx:Track>' : 'the header is recorded_at,latitude,longitude');
       } finally {
         await stores.close();
       }

@@ -26,6 +26,9 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
           'when the server has the change feed and the mirror pulls records, they ride the feed (one renamed type is one change).\n' +
           'Records (`--records`, or every sync once a mirror pulled records): the change feed, page by page,\n' +
           'each page committed with its cursor; deletions arrive; checked against the server per scope.\n' +
+          'Tracks (with records): the fixes of the subjects you can see (trackingdata/export; export_observation),\n' +
+          'the last 16 days at first, then per source only what is newer; at most 50000 fixes per sync\n' + // sync/pull/tracks.ts WINDOW_DAYS, MAX_POINTS_PER_SYNC
+          '(the rest with the next one). A server without the export is skipped with a note. See `fieldops export tracks`.\n' +
           'Scopes (repeatable, a union, stored in the mirror; a change rebuilds the pulled records, keeping\n' +
           'the outbox): mine, team:<subject group id>, category:<event category>, bbox:<west,south,east,north>,\n' +
           'window:<N>d. Default: open patrols, events and patrols of the last 30 days, subjects, catalogs.\n' +
@@ -79,6 +82,8 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
                 await display.stop();
               }
               const feedReport = records ? await feed.runFeedStep(ctx, connection, { scopes, reset: options.reset, repair: true }, stores) : null;
+              // Server tracks are records too: pulled once the mirror pulls records.
+              const tracks = records ? await (await import('./track-steps.js')).runTrackStep(ctx, connection, knex) : null;
               if (feedReport?.mode === 'fallback' && skipped.length) {
                 // The feed is gone: the catalogs it carried come from the conditional GETs again.
                 const more = await runSync({ transport: connection.transport, server: connection.session.server, username: connection.session.username, store, specs: skipped });
@@ -88,9 +93,11 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
               const requests = connection.wire.requests();
               if (ctx.json) {
                 const base = syncReportJson(report, connection.wire);
-                printJson(ctx, pushed || feedReport ? { ...base, push: pushed, pull: feedReport ? render.pullLines(feedReport, requests) : null, feed: feedReport ? render.feedJson(feedReport) : null } : base);
+                const withTracks = tracks ? { ...base, tracks } : base;
+                printJson(ctx, pushed || feedReport ? { ...withTracks, push: pushed, pull: feedReport ? render.pullLines(feedReport, requests) : null, feed: feedReport ? render.feedJson(feedReport) : null } : withTracks);
               } else {
-                ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed) + (feedReport ? '\n' + render.feedSummary(feedReport, requests, ctx.out) : ''));
+                const { trackSummary } = await import('./track-steps.js');
+                ctx.print(renderSyncReport(report, connection.wire, ctx.out) + offline.offlineSummary(pushed) + (feedReport ? '\n' + render.feedSummary(feedReport, requests, ctx.out) : '') + (tracks ? trackSummary(tracks) : ''));
               }
             } finally {
               await stores.close();

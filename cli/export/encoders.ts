@@ -130,23 +130,41 @@ function gpxTracks(): Encoder<TrackPoint> {
   };
 }
 
-/** One folder per track; its line string in placemarks of at most TRACK_CHUNK points. */
+/** KML's document with Google's extension namespace declared (gx:Track). */
+const KML_TRACKS_HEAD = KML_HEAD.replace('<kml xmlns="http://www.opengis.net/kml/2.2">', '<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2">');
+
+interface TimedPoint extends KmlPoint {
+  elevation: number | null;
+}
+
+/**
+ * A track placemark: a gx:Track (a `<when>` per point, then a `<gx:coord>` per point), which
+ * keeps every point's time, so the file reads back (`observations import`) with the same times;
+ * KML 2.2's LineString has no per-point time. Viewers without gx draw nothing for it.
+ */
+function trackPlacemark(name: string, points: readonly TimedPoint[], times: readonly string[]): string {
+  const whens = times.map((t) => `<when>${escapeXml(t)}</when>`).join('');
+  const coords = points.map((p) => `<gx:coord>${p.longitude} ${p.latitude}${p.elevation === null ? '' : ` ${p.elevation}`}</gx:coord>`).join('');
+  return `<Placemark><name>${escapeXml(name)}</name><TimeSpan><begin>${escapeXml(times[0]!)}</begin><end>${escapeXml(times[times.length - 1]!)}</end></TimeSpan><gx:Track>${whens}${coords}</gx:Track></Placemark>`;
+}
+
+/** One folder per track; its points in gx:Track placemarks of at most TRACK_CHUNK points. */
 function kmlTracks(): Encoder<TrackPoint> {
   let current: string | null = null;
   let name = '';
-  let points: KmlPoint[] = [];
+  let points: TimedPoint[] = [];
   let times: string[] = [];
   let carried = false; // points[0] repeats the last point of the placemark before
   const flush = (keepLast: boolean) => {
     if (points.length === 0 || (carried && points.length === 1)) return '';
-    const text = placemark({ name, span: { begin: times[0]!, end: times[times.length - 1]! }, geometry: points.length === 1 ? { type: 'Point', at: points[0]! } : { type: 'LineString', points } }) + '\n';
+    const text = trackPlacemark(name, points, times) + '\n';
     points = keepLast ? points.slice(-1) : [];
     times = keepLast ? times.slice(-1) : [];
     carried = keepLast;
     return text;
   };
   return {
-    head: `${KML_HEAD}<name>fieldops tracks</name>\n`,
+    head: `${KML_TRACKS_HEAD}<name>fieldops tracks</name>\n`,
     encode: (p) => {
       let text = '';
       const key = trackKey(p);
@@ -156,7 +174,7 @@ function kmlTracks(): Encoder<TrackPoint> {
         text += `<Folder><name>${escapeXml(name)}</name>\n`;
         current = key;
       }
-      points.push({ latitude: p.latitude, longitude: p.longitude });
+      points.push({ latitude: p.latitude, longitude: p.longitude, elevation: p.elevation !== null && Number.isFinite(p.elevation) ? p.elevation : null });
       times.push(gpxTime(p.recordedAt) ?? p.recordedAt);
       if (points.length >= TRACK_CHUNK) text += flush(true);
       return text;

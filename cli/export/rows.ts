@@ -6,8 +6,14 @@
  * - events: pulled by `pull` (`pulled_events`), then those recorded here and not pulled back yet
  *   (the outbox's `event.create`, unless dropped);
  * - subjects: pulled (`pulled_subjects`);
- * - tracks: the observations recorded on this laptop (the outbox's `observation`, queued or
- *   sent); the mirror does not pull the server's tracks.
+ * - tracks: the fixes pulled from the server (`pulled_track_points`, status `server`), and the
+ *   observations recorded on this laptop (the outbox's `observation`, queued or sent) that did
+ *   not come back with them: one recorded here, pushed and pulled again (same provider, same
+ *   manufacturer id, same instant) is written once, as the server's. Manufacturer ids are unique
+ *   per provider only, so the provider is compared too: the observation's own `provider` when it
+ *   names one, else the provider key it is (or will be) pushed with (the outbox body's
+ *   `providerKey`: the push posts to `sensors/<type>/<providerKey>/status`). A pulled fix without
+ *   a provider (an older server) matches no laptop fix: written twice rather than lost.
  */
 import type { Knex } from 'knex';
 
@@ -156,25 +162,42 @@ export async function* subjectRows(knex: Knex, filter: ExportFilter): AsyncGener
   }
 }
 
-/** Observations in track order: by subject, source, then time. */
+/**
+ * An outbox time as epoch milliseconds in SQL (SQLite reads offsets and `Z`): what a pulled
+ * fix's `recorded_ms` is compared with.
+ */
+const OUTBOX_MS = "CAST(round((julianday(json_extract(o.body, '$.observation.recorded_at')) - 2440587.5) * 86400000) AS INTEGER)";
+/** The provider an outbox observation belongs to (see the rule at the top). */
+const OUTBOX_PROVIDER = "coalesce(json_extract(o.body, '$.observation.provider'), json_extract(o.body, '$.providerKey'))";
+
+/** Fixes in track order: by subject, source, then time; the server's and this laptop's merged. */
 export async function* trackPoints(knex: Knex, filter: ExportFilter): AsyncGenerator<TrackPoint> {
-  const sql = `SELECT body, status FROM outbox WHERE kind = 'observation' AND status IN ('pending', 'sent')
-    ORDER BY coalesce(json_extract(body, '$.observation.subject_name'), json_extract(body, '$.observation.subject_id')),
-      json_extract(body, '$.observation.manufacturer_id'), json_extract(body, '$.observation.recorded_at'), seq`;
+  const sql = `SELECT subject, subject_id, source, source_type, recorded_at, latitude, longitude, elevation, status, sort_ms, seq FROM (
+      SELECT coalesce(subject_name, subject_id) AS subject, subject_id, coalesce(manufacturer_id, source_id) AS source, source_type, recorded_at,
+        latitude, longitude, elevation, 'server' AS status, recorded_ms AS sort_ms, 0 AS seq
+      FROM pulled_track_points
+      UNION ALL
+      SELECT coalesce(json_extract(o.body, '$.observation.subject_name'), json_extract(o.body, '$.observation.subject_id')) AS subject,
+        json_extract(o.body, '$.observation.subject_id') AS subject_id,
+        json_extract(o.body, '$.observation.manufacturer_id') AS source,
+        coalesce(json_extract(o.body, '$.observation.source_type'), json_extract(o.body, '$.sourceType')) AS source_type,
+        json_extract(o.body, '$.observation.recorded_at') AS recorded_at,
+        json_extract(o.body, '$.observation.location.lat') AS latitude, json_extract(o.body, '$.observation.location.lon') AS longitude,
+        json_extract(o.body, '$.observation.additional.elevation') AS elevation, o.status AS status, ${OUTBOX_MS} AS sort_ms, o.seq AS seq
+      FROM outbox o WHERE o.kind = 'observation' AND o.status IN ('pending', 'sent')
+        AND NOT EXISTS (SELECT 1 FROM pulled_track_points p WHERE p.manufacturer_id = json_extract(o.body, '$.observation.manufacturer_id')
+          AND p.recorded_ms = ${OUTBOX_MS} AND p.provider = ${OUTBOX_PROVIDER})
+    ) ORDER BY subject, source, sort_ms, seq`;
   for await (const r of cursor(knex, sql)) {
-    const body = JSON.parse(String(r.body)) as { sourceType?: string; observation?: Record<string, unknown> };
-    const o = body.observation ?? {};
-    const location = (o.location ?? {}) as { lat?: unknown; lon?: unknown };
-    const latitude = num(location.lat);
-    const longitude = num(location.lon);
-    const recordedAt = str(o.recorded_at);
+    const latitude = num(r.latitude);
+    const longitude = num(r.longitude);
+    const recordedAt = str(r.recorded_at);
     if (latitude === null || longitude === null || recordedAt === null) continue;
-    const subject = str(o.subject_name) ?? str(o.subject_id) ?? '';
-    const sourceType = str(o.source_type) ?? body.sourceType ?? '';
+    const subject = str(r.subject) ?? '';
+    const sourceType = str(r.source_type) ?? '';
     if (filter.type !== null && sourceType !== filter.type) continue;
-    if (!names(filter, str(o.subject_name), str(o.subject_id))) continue;
+    if (!names(filter, subject, str(r.subject_id))) continue;
     if (!inWindow(recordedAt, filter)) continue;
-    const additional = (o.additional ?? {}) as Record<string, unknown>;
-    yield { subject, source: str(o.manufacturer_id) ?? '', sourceType, recordedAt, latitude, longitude, elevation: num(additional.elevation), status: String(r.status) };
+    yield { subject, source: str(r.source) ?? '', sourceType, recordedAt, latitude, longitude, elevation: num(r.elevation), status: String(r.status) };
   }
 }

@@ -15,6 +15,7 @@
  * bounds the input's size (MAX_GPX_BYTES), which bounds any one attribute or text too.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import { Places, readAll, type XmlProblem } from './xml-read.js';
 
 export const MAX_GPX_BYTES = 16 * 1024 * 1024;
 
@@ -27,49 +28,13 @@ export interface GpxPoint {
   elevation: number | null;
 }
 
-export interface GpxProblem {
-  line: number;
-  column: number;
-  message: string;
-}
+export type GpxProblem = XmlProblem;
 
 const POINTS = new Set(['trkpt', 'rtept', 'wpt']);
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
 
-/** Thrown from the error handler to stop at the first error. */
-class Stop extends Error {}
-
-/** Line and column (1-based, in UTF-16 code units like the old reader) of offsets read in order. */
-class Places {
-  private offset = 0;
-  private line = 1;
-  private lineStart = 0;
-  constructor(private readonly text: string) {}
-  at(offset: number): { line: number; column: number } {
-    if (offset < this.offset) return this.rescan(offset);
-    const { text } = this;
-    for (let i = this.offset; i < offset; i++) {
-      const c = text.charCodeAt(i);
-      // XML line ends: \n, \r\n (one), lone \r.
-      if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) {
-        this.line++;
-        this.lineStart = i + 1;
-      }
-    }
-    this.offset = offset;
-    return { line: this.line, column: offset - this.lineStart + 1 };
-  }
-  private rescan(offset: number) {
-    this.offset = 0;
-    this.line = 1;
-    this.lineStart = 0;
-    return this.at(offset);
-  }
-}
-
 export function parseGpx(text: string): { points: GpxPoint[]; problems: GpxProblem[] } {
   const points: GpxPoint[] = [];
-  const problems: GpxProblem[] = [];
   const places = new Places(text);
   const parser = new SaxesParser({ position: true });
   let depth = 0;
@@ -129,45 +94,6 @@ export function parseGpx(text: string): { points: GpxPoint[]; problems: GpxProbl
     }
     depth--;
   });
-  parser.on('error', (error) => {
-    problems.push(problem(text, places, parser, error.message, lastClosed));
-    throw new Stop();
-  });
-
-  try {
-    parser.write(text).close();
-  } catch (error) {
-    if (!(error instanceof Stop)) throw error;
-  }
+  const problems = readAll(parser, text, places, () => lastClosed);
   return { points: problems.length > 0 ? [] : points, problems };
-}
-
-/**
- * The place and message of saxes' error: its message without its own `line:column: ` prefix,
- * with the wording of the earlier reader where saxes is vaguer (tag mismatch, entity, root).
- */
-function problem(text: string, places: Places, parser: SaxesParser, raw: string, lastClosed: string): GpxProblem {
-  let message = raw.replace(/^\d+:\d+: /, '');
-  const position = parser.position;
-  // saxes reports once the offending character is read: the column of that character.
-  let at = { line: parser.line, column: Math.max(1, parser.columnIndex) };
-  if (message === 'unexpected close tag.') {
-    const start = text.lastIndexOf('</', position - 1);
-    const close = /^<\/([^\s>]*)/.exec(text.slice(start, position))?.[1] ?? '';
-    message = `Opening and ending tag mismatch: "${lastClosed}" != "${close}"`;
-    if (start >= 0) at = places.at(start);
-  } else if (message === 'undefined entity.') {
-    const start = text.lastIndexOf('&', position - 1);
-    message = `entity not found:${text.slice(start, position)} (entities declared in a DOCTYPE are not expanded)`;
-    if (start >= 0) at = places.at(start);
-  } else if (message === 'malformed character entity.' || message === 'disallowed character in entity name.' || message === 'empty entity name.') {
-    const start = text.lastIndexOf('&', position - 1);
-    if (start >= 0) at = places.at(start);
-  } else if (message === 'documents may contain only one root.') {
-    const start = text.lastIndexOf('<', position - 1);
-    if (start >= 0) at = places.at(start);
-  } else if (message === 'document must contain a root element.') {
-    message = 'missing root element';
-  }
-  return { line: at.line, column: at.column, message: `not valid XML: ${message}` };
 }

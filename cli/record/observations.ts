@@ -1,5 +1,5 @@
 /**
- * `fieldops observations import`: a GPS track (GPX) or a CSV (`recorded_at,latitude,longitude`
+ * `fieldops observations import`: a GPS track (GPX or KML: cli/record/kml.ts) or a CSV (`recorded_at,latitude,longitude`
  * plus optional columns, kept in `additional`) queued as sensor observations of a source this
  * laptop creates (`manufacturer_id` derived from the profile and the subject unless given). The
  * sensor API takes up to 1000 per request and treats a repeat of one source's `recorded_at` as a
@@ -16,14 +16,16 @@ import type { LintReport } from '../lint/report.js';
 import { UserFacingError } from '../errors.js';
 import { CsvSyntaxError, parseCsv } from './csv.js';
 import { checkLocation, checkTime } from './event-record.js';
-import { MAX_GPX_BYTES, parseGpx } from './gpx.js';
+import { MAX_GPX_BYTES, parseGpx, type GpxPoint } from './gpx.js';
+import { MAX_KML_BYTES, parseKml } from './kml.js';
+import type { XmlProblem } from './xml-read.js';
 import { readImportFile } from './import-events.js';
 import type { OfflineStores } from './open.js';
 
 export interface ObservationImport {
   file: string;
   shownPath: string;
-  format: 'gpx' | 'csv';
+  format: 'gpx' | 'kml' | 'csv';
   subject: string;
   sourceType: string;
   providerKey: string;
@@ -43,15 +45,16 @@ interface Point {
 }
 
 export async function importObservations(stores: OfflineStores, input: ObservationImport) {
-  if (input.format === 'gpx' && (fs.statSync(input.file, { throwIfNoEntry: false })?.size ?? 0) > MAX_GPX_BYTES) {
-    throw new UserFacingError(`${input.file} is larger than ${MAX_GPX_BYTES / 1024 / 1024} MiB`, 'split the track into several files (one per day, for example)', 2);
+  const limit = input.format === 'gpx' ? MAX_GPX_BYTES : input.format === 'kml' ? MAX_KML_BYTES : null;
+  if (limit !== null && (fs.statSync(input.file, { throwIfNoEntry: false })?.size ?? 0) > limit) {
+    throw new UserFacingError(`${input.file} is larger than ${limit / 1024 / 1024} MiB`, 'split the track into several files (one per day, for example)', 2);
   }
   const bytes = readImportFile(input.file);
   const digest = contentDigest(bytes);
   const started = performance.now();
   const text = bytes.toString('utf8');
   const findings: LintFinding[] = [];
-  const points: Point[] = input.format === 'gpx' ? gpxPoints(text, findings) : csvPoints(text, findings);
+  const points: Point[] = input.format === 'gpx' ? xmlPoints(parseGpx(text), findings, GPX_HINT) : input.format === 'kml' ? xmlPoints(parseKml(text), findings, KML_HINT) : csvPoints(text, findings);
   const entries: NewEntry[] = [];
   let invalid = 0;
   const subject = isUuidLike(input.subject) ? { subject_id: input.subject.toLowerCase() } : { subject_name: input.subject };
@@ -84,9 +87,11 @@ export async function importObservations(stores: OfflineStores, input: Observati
 
 const fileFinding = (line: number, column: number, code: string, message: string, hint: string): LintFinding => ({ document: '', pointer: '', line, column, severity: 'error', code, category: 'validation', message, hints: [hint] });
 
-function gpxPoints(text: string, findings: LintFinding[]): Point[] {
-  const { points, problems } = parseGpx(text);
-  for (const p of problems) findings.push(fileFinding(p.line, p.column, 'invalid_xml', p.message, 'a GPX file is XML: <gpx><trk><trkseg><trkpt lat=".." lon=".."><time>..</time></trkpt>...'));
+const GPX_HINT = 'a GPX file is XML: <gpx><trk><trkseg><trkpt lat=".." lon=".."><time>..</time></trkpt>...';
+const KML_HINT = 'a KML file is XML: <kml><Document><Placemark><TimeStamp><when>..</when></TimeStamp><Point><coordinates>lon,lat</coordinates></Point></Placemark>, or a <gx:Track> of <when> and <gx:coord>';
+
+function xmlPoints({ points, problems }: { points: GpxPoint[]; problems: XmlProblem[] }, findings: LintFinding[], hint: string): Point[] {
+  for (const p of problems) findings.push(fileFinding(p.line, p.column, 'invalid_xml', p.message, hint));
   return points.map((p) => ({ line: p.line, column: p.column, latitude: p.latitude, longitude: p.longitude, time: p.time, additional: p.elevation === null ? {} : { elevation: p.elevation }, columns: new Map() }));
 }
 

@@ -22,6 +22,7 @@ import * as mergeHistory from './20261128_0102_merge_history.js';
 import * as fileUploads from './20261128_0103_file_uploads.js';
 import * as subjectSide from './20261129_0101_subject_side.js';
 import * as lastLoginIndex from './20261129_0102_last_login_index.js';
+import * as subjectStatusClearedPosition from './20261129_0301_subject_status_cleared_position.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -51,4 +52,5 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261128_0103_file_uploads', migration: fileUploads },
   { name: '20261129_0101_subject_side', migration: subjectSide },
   { name: '20261129_0102_last_login_index', migration: lastLoginIndex },
+  { name: '20261129_0301_subject_status_cleared_position', migration: subjectStatusClearedPosition },
 ];

@@ -77,6 +77,8 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
 export interface StoreHooks {
   beforeCommit(repos: Repositories, changes: ChangeSet, trx: Executor): Promise<void>;
   afterCommit?(): void;
+  /** True when a transaction that marked no record runs the hooks too (a keyed write of unmarked records). */
+  withoutMarks?(): boolean;
 }
 
 /**
@@ -94,7 +96,7 @@ export function createStore(database: Database, hot?: HotReads, hooks?: StoreHoo
       const changes = transactionChangeSet();
       const repos = repositoriesFor(trx, database.dialect, changes);
       const result = await work(trx, changes, repos);
-      if (hooks && changes.marked().length > 0) {
+      if (hooks && (changes.marked().length > 0 || hooks.withoutMarks?.())) {
         await hooks.beforeCommit(repos, changes, trx);
         hooked = true;
       }

@@ -196,8 +196,10 @@ export interface EventCategoryRepository {
   update(category: EventCategory): Promise<void>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface EventTypeRepository extends CatalogItemRepository<EventType> {}
+export interface EventTypeRepository extends CatalogItemRepository<EventType> {
+  /** Values of the tenant's v2 types that at least one of its events was recorded with: one query, bounded by the catalog's size. */
+  valuesWithEvents(tenantId: string): Promise<string[]>;
+}
 
 export interface EventTypeV1Repository {
   list(tenantId: string): Promise<EventTypeV1[]>;

@@ -8,7 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { RecordKind } from '../../protocol/sync.js';
+import type { KeyedRecordKind } from './idempotency/ports.js';
 
 /** What a request's first committing write transaction stores with its key. */
 export interface WriteClaim {
@@ -18,7 +18,7 @@ export interface WriteClaim {
   /** The route's name (`events.patch`): what the key was used for. */
   op: string;
   /** The kind of record the route writes: the marked record of this kind is stored with the key. */
-  recordKind: RecordKind;
+  recordKind: KeyedRecordKind;
 }
 
 export interface WriteScope {

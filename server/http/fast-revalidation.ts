@@ -7,6 +7,7 @@ import type { CatalogItem } from '../domain/model.js';
 import { readListQuery } from './catalog-query.js';
 import { httpDate, isNotModified } from './conditional.js';
 import { etagForNotModified } from './content-coding.js';
+import { noteDefaultProfile } from './presentation/caller-profile.js';
 import { requestOrigin } from './query.js';
 import type { AppContext } from './state.js';
 
@@ -21,6 +22,11 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * `listValidators`, same precondition evaluation), only without the middleware around it.
  * Anything else (no precondition, a changed catalog, bad credentials, a bad query, a failure)
  * returns false, and the request goes through Koa unchanged, which answers it in full.
+ *
+ * The query is read for the caller's profile, as the route reads it (catalog-query.ts): the
+ * earthranger profile's v2 event types carry `has_events_assigned`, whose usage is part of their
+ * tag, so a tag the route would not produce for this caller (one from before that field, equal
+ * to the fieldops profile's) never matches here. Hence authentication comes before the query.
  */
 export function fastRevalidation(services: Services): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   const lists = new Map<string, { service: CatalogService<CatalogItem>; route: string }>([
@@ -41,12 +47,14 @@ export function fastRevalidation(services: Services): (req: IncomingMessage, res
       const value = req.headers[name.toLowerCase()];
       return Array.isArray(value) ? value.join(', ') : value ?? '';
     };
-    // Just enough of a Koa context for the shared parsing and validator helpers.
-    const ctx = { query: querystring.parse(queryAt < 0 ? '' : url.slice(queryAt + 1)), get: header, protocol: 'http' } as unknown as AppContext;
     try {
-      const query = readListQuery(ctx);
       const profile = header('User-Profile') || undefined;
       const principal = await services.oauth.authenticateBearer(authorization.replace(/^bearer\s+/i, '').trim(), profile);
+      // Just enough of a Koa context for the shared parsing and validator helpers, with the
+      // principal and the server's default profile the route's query reading depends on.
+      const ctx = { query: querystring.parse(queryAt < 0 ? '' : url.slice(queryAt + 1)), get: header, protocol: 'http', state: { principal } } as unknown as AppContext;
+      noteDefaultProfile(ctx, services.apiProfile);
+      const query = readListQuery(ctx);
       const inbound = header('X-Request-Id');
       const requestId = SANE_REQUEST_ID.test(inbound) ? inbound : randomUUID();
       const validators = await target.service.listValidators({ requestId, log: services.logger, principal }, query, requestOrigin(ctx, services.trustProxy));

@@ -36,6 +36,8 @@ export const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Tables of what was pulled besides the feed's own (sync/feed/state.ts `resetFeed` clears those). */
 const PULLED_ELSEWHERE = ['pull_checkpoints', 'documents', 'checkpoints', 'mirror_meta', 'feed_state'];
+/** Server tracks (migrations/mirror/20261129_0101_pulled_tracks.ts): a later migration, so looked for first. */
+const PULLED_TRACKS = ['pulled_track_points', 'pulled_track_sources'];
 
 async function keys(db: Db): Promise<Map<string, string>> {
   const rows: Array<{ key: string; value: string }> = await db('mirror_identity').select('key', 'value');
@@ -76,6 +78,7 @@ export async function adoptIdentity(knex: Knex, who: UserIdentity): Promise<{ pr
     if (reset) {
       await resetFeed(trx, 'hard');
       for (const table of PULLED_ELSEWHERE) await trx(table).delete();
+      for (const table of PULLED_TRACKS) if (await trx.schema.hasTable(table)) await trx(table).delete();
     }
     // A session that does not know the id (a profile saved before ids were kept) keeps the known one.
     const userId = who.userId ?? (!reset && previous ? previous.userId : null);

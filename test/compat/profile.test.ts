@@ -33,11 +33,12 @@ t.test(`response profiles per OAuth client (${dialect})`, async (t) => {
     const wrapped = await s.json(V2, { token: er });
     t.equal(wrapped.status, 200);
     t.same(wrapped.body.status, { code: 200, message: 'OK' });
-    // Issue 27: the original's list items also carry url, resolve_time and auto_resolve.
-    const original = (items: any[]) => items.map(({ url: _url, resolve_time: _resolveTime, auto_resolve: _autoResolve, ...rest }) => rest);
+    // Issue 27: the original's list items also carry url, resolve_time, auto_resolve and has_events_assigned.
+    const original = (items: any[]) => items.map(({ url: _url, resolve_time: _resolveTime, auto_resolve: _autoResolve, has_events_assigned: _used, ...rest }) => rest);
     t.same(original(wrapped.body.data), fieldops.body, 'the same payload inside the envelope, plus the original\'s fields');
     t.match(wrapped.body.data[0], { url: `${s.url}${V2}/sighting`, resolve_time: null, auto_resolve: false });
-    t.equal(wrapped.headers.get('etag'), fieldops.headers.get('etag'), 'one validator for the content');
+    // has_events_assigned is part of the earthranger content, so its validator covers it: another tag.
+    t.not(wrapped.headers.get('etag'), fieldops.headers.get('etag'), 'each representation its own validator');
     // The second read is served from the serialised-body cache: wrapped all the same.
     const cached = await s.json(V2, { token: er });
     t.same(cached.body, wrapped.body, 'a cached serialised body is wrapped too');

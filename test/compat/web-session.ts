@@ -62,7 +62,9 @@ export async function startWebSession(t: Test): Promise<WebSession | null> {
   page.on('pageerror', (error) => pageErrors.push(String(error)));
   // No internet here: everything off-origin is refused, except the base map style, answered
   // with an empty style (a third-party boundary) so that the map page draws its controls, and
-  // its glyphs, answered empty (labels are not drawn; symbols are).
+  // its glyphs, answered empty. The map then never draws its features (Mapbox GL fails every
+  // symbol tile on an empty glyph PBF, and the terrain source is refused): a test that needs
+  // them drawn adds serveMapOffline (offline-map.ts) on top.
   await page.route('**/*', (route) => {
     const url = route.request().url();
     if (url.startsWith(origin.url)) return route.continue();

@@ -2,10 +2,14 @@ import t from 'tap';
 import { dialect, startTestServer, type TestServer } from '../helpers/server.js';
 import { send } from '../helpers/catalog.js';
 import { routeTable } from '../../server/http/routes/index.js';
-import { E, ONE, P, count, keyedJson, keyedUpload, knexOf, newKey, replayed } from './idempotency-support.js';
+import { E, ONE, P, SUBJECT_SIDE_FAMILIES, count, keyedJson, keyedUpload, knexOf, newKey, replayed } from './idempotency-support.js';
 
-/** The record writes that must honour Idempotency-Key (issue 26): every unsafe route of these families. */
-const KEYED_FAMILIES = /^(events|segments|patrols|notes|files)\./;
+/**
+ * The record writes that must honour Idempotency-Key: every unsafe route of these families
+ * (issue 26), and of the subject side's (issue 27: checked in idempotency-subject-side.test.ts).
+ */
+const RECORD_FAMILIES = /^(events|segments|patrols|notes|files)\./;
+const KEYED_FAMILIES = new RegExp(`${RECORD_FAMILIES.source}|${SUBJECT_SIDE_FAMILIES.source}`);
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
 
@@ -24,11 +28,12 @@ t.test(`every record write of the route table honours Idempotency-Key (${dialect
   t.same(
     routes.filter((route) => KEYED_FAMILIES.test(route.name)).map((route) => route.name).sort(),
     [...keyedNames].sort(),
-    'exactly the unsafe routes of events, segments, patrols and their notes and files are keyed (not catalogs, users, OAuth, sensors, sync reads)',
+    'exactly the unsafe routes of events, segments, patrols and their notes and files, and of the subject side, are keyed (not catalogs, users, OAuth, sensor posts, sync reads)',
   );
-  t.same(Object.keys(requests).sort(), [...keyedNames].sort(), 'a request for each keyed route below');
+  const recordNames = keyedNames.filter((name) => RECORD_FAMILIES.test(name));
+  t.same(Object.keys(requests).sort(), [...recordNames].sort(), 'a request for each keyed record route below');
 
-  for (const name of keyedNames) {
+  for (const name of recordNames) {
     await t.test(name, async (t) => {
       const key = newKey();
       const request = await requests[name]!(key);

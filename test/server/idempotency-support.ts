@@ -6,6 +6,9 @@ export const E = '/api/v1.0/activity/events';
 export const ONE = '/api/v1.0/activity/event';
 export const P = '/api/v1.0/activity/patrols';
 
+/** The subject side's route families (issue 27): every unsafe route among them is keyed. */
+export const SUBJECT_SIDE_FAMILIES = /^(subjects|sources|sourceproviders|subjectsources|messages|observations)\./;
+
 export interface Answer {
   status: number;
   body: any;

@@ -139,4 +139,10 @@ export class KnexEventTypeRepository extends KnexCatalogItemRepository<EventType
     super(db, eventTypesTable, changes);
   }
 
+  /** One EXISTS probe per type on the events' (tenant_id, event_type) index: never a walk over the events. */
+  async valuesWithEvents(tenantId: string): Promise<string[]> {
+    const used = this.db('events as e').select(this.db.raw('1')).whereRaw('e.tenant_id = t.tenant_id AND e.event_type = t.value');
+    return (await this.db('event_types as t').where('t.tenant_id', tenantId).whereExists(used).orderBy('t.value').pluck('t.value')).map(String);
+  }
+
 }

@@ -253,19 +253,13 @@ export class KnexEventRepository implements EventRepository {
     return rows.map(toEvent);
   }
 
-  async detailKeys(tenantId: string, filter: EventListFilter, max: number): Promise<Map<string, string[]>> {
+  async exportTypes(tenantId: string, filter: EventListFilter, max: number): Promise<string[]> {
+    // No event's details are read: the values come from the (tenant_id, event_type) index (or
+    // the rows the filter's own index finds), deduplicated by the database.
     const query = this.db('events').where('events.tenant_id', tenantId);
     applyEventFilter(query, filter);
-    // NOTE: event_details is JSON text; each dialect lists an object's keys its own way.
-    if (this.dialect === 'postgres') {
-      query.joinRaw("CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(events.event_details::jsonb) = 'object' THEN events.event_details::jsonb ELSE '{}'::jsonb END) AS k(key)");
-    } else {
-      query.joinRaw("CROSS JOIN json_each(CASE WHEN json_type(events.event_details) = 'object' THEN events.event_details ELSE '{}' END) AS k");
-    }
-    const rows = await query.select(this.db.raw('DISTINCT events.event_type AS event_type, k.key AS key')).orderBy([{ column: 'event_type' }, { column: 'key' }]).limit(max);
-    const out = new Map<string, string[]>();
-    for (const row of rows) out.set(row.event_type, [...(out.get(row.event_type) ?? []), String(row.key)]);
-    return out;
+    const rows = await query.distinct('events.event_type').orderBy('events.event_type').limit(max);
+    return rows.map((row: Row) => String(row.event_type));
   }
 }
 

@@ -20,7 +20,8 @@ const STATUS: Columns = [
 ];
 
 
-const newer = 'excluded.recorded_at > subject_status.recorded_at';
+/** A row without a position (cleared: subject-status.ts) takes any fix. */
+const newer = '(subject_status.recorded_at IS NULL OR excluded.recorded_at > subject_status.recorded_at)';
 const radioNewer = 'excluded.radio_recorded_at IS NOT NULL AND (subject_status.radio_recorded_at IS NULL OR excluded.radio_recorded_at > subject_status.radio_recorded_at)';
 const pick = (condition: string, column: string) => `${column} = CASE WHEN ${condition} THEN excluded.${column} ELSE subject_status.${column} END`;
 

@@ -9,7 +9,7 @@ type Row = Record<string, unknown>;
 
 const CHUNK = 400;
 
-/** A subject_status row as the domain reads it. */
+/** A subject_status row with a position as the domain reads it (a row without one is no status). */
 export const toStatus = (row: Row): SubjectStatus => ({
   subjectId: row.subject_id as string,
   tenantId: row.tenant_id as string,
@@ -64,6 +64,7 @@ export class KnexSensorSubjectRepository implements SensorSubjectRepository {
     if (!includeInactive) query.where({ is_active: true });
     if (updatedSince !== null) {
       // Both sides read a (tenant_id, updated_at) index (migration 20261123_0601_offline_pull).
+      // Cleared positions count too (rows without one): the pull must see the position go.
       const moved = this.db('subject_status').select('subject_id').where({ tenant_id: tenantId }).andWhere('updated_at', '>=', updatedSince);
       query.where((q) => q.where('updated_at', '>=', updatedSince).orWhereIn('id', moved));
     }
@@ -82,7 +83,8 @@ export class KnexSensorSubjectRepository implements SensorSubjectRepository {
     const ids = subjects.map((subject) => subject.id);
     const statuses = new Map<string, SubjectStatus>();
     for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = await this.db('subject_status').where({ tenant_id: tenantId }).whereIn('subject_id', ids.slice(i, i + CHUNK));
+      // A row without a position (cleared: subject-status.ts) is no status.
+      const rows = await this.db('subject_status').where({ tenant_id: tenantId }).whereIn('subject_id', ids.slice(i, i + CHUNK)).whereNotNull('recorded_at');
       for (const row of rows) statuses.set(row.subject_id as string, toStatus(row));
     }
     const groups = await this.groupNamesOf(ids);

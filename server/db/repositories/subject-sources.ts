@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { AssignmentFilter, PageWindow, SubjectSourceRepository } from '../../domain/subjects/sources-ports.js';
+import type { AssignmentFilter, CoveredFix, PageWindow, SubjectSourceRepository } from '../../domain/subjects/sources-ports.js';
 import type { Assignment, ProviderRecord, SourcePatch, SourceRecord, SubjectListFilter, SubjectPatch, SubjectRecord } from '../../domain/subjects/model.js';
 import { isUuid } from '../../domain/ids.js';
 import { type Executor, jsonColumn, parseJsonColumn } from '../rows.js';
@@ -8,6 +8,7 @@ import type { Dialect } from '../knex.js';
 import { fromDbMillis, fromDbMillisOrNull } from '../time.js';
 import type { ChangeSet } from '../../domain/sync/ports.js';
 import { toProvider, toSource } from './sensors.js';
+import { lockStatuses, newestCoveredFix, setStatusPosition, subjectsPositionedBy } from './subject-status.js';
 import { findSubjectRecords, listSubjectViews, subjectPatchRow, subjectRow, subjectViews, toSubjectRecord } from './subjects.js';
 
 type Row = Record<string, unknown>;
@@ -149,23 +150,25 @@ export class KnexSubjectSourceRepository implements SubjectSourceRepository {
     return { total, items: rows.map(toSourceRecord) };
   }
 
-  async findSource(tenantId: string, idOrManufacturerId: string) {
-    return (await this.findSources(tenantId, [idOrManufacturerId])).get(idOrManufacturerId) ?? null;
-  }
-
-  async findSources(tenantId: string, keys: readonly string[]): Promise<Map<string, SourceRecord>> {
-    const found = new Map<string, SourceRecord>();
+  async findSourceCandidates(tenantId: string, keys: readonly string[]): Promise<Map<string, SourceRecord[]>> {
+    const found = new Map<string, SourceRecord[]>();
     const unique = [...new Set(keys)];
     for (let i = 0; i < unique.length; i += CHUNK) {
       const part = unique.slice(i, i + CHUNK);
+      const byId = new Map<string, SourceRecord>();
       const ids = part.filter(isUuid).map((id) => id.toLowerCase());
-      if (ids.length > 0) for (const row of await this.sources(tenantId).whereIn('s.id', ids)) found.set(row.id as string, toSourceRecord(row));
-      // The oldest source of a manufacturer id wins (ids are unique per provider, not per tenant).
-      const byManufacturer = await this.sources(tenantId).whereIn('s.manufacturer_id', part).orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.id', order: 'desc' }]);
-      for (const row of byManufacturer) found.set(row.manufacturer_id as string, toSourceRecord(row));
+      if (ids.length > 0) for (const row of await this.sources(tenantId).whereIn('s.id', ids)) byId.set(row.id as string, toSourceRecord(row));
+      // Manufacturer ids are unique per provider: a key names at most one source per provider.
+      const byManufacturer = new Map<string, SourceRecord[]>();
+      const rows = await this.sources(tenantId).whereIn('s.manufacturer_id', part).orderBy([{ column: 's.created_at' }, { column: 's.id' }]);
+      for (const row of rows) (byManufacturer.get(row.manufacturer_id as string) ?? byManufacturer.set(row.manufacturer_id as string, []).get(row.manufacturer_id as string)!).push(toSourceRecord(row));
+      // An id names one source whatever its case; only a key that is no source's id is a manufacturer id.
+      for (const key of part) {
+        const source = isUuid(key) ? byId.get(key.toLowerCase()) : undefined;
+        const candidates = source ? [source] : byManufacturer.get(key);
+        if (candidates) found.set(key, candidates);
+      }
     }
-    // An id given in upper case is found under the key it was given as.
-    for (const key of unique) if (!found.has(key) && isUuid(key) && found.has(key.toLowerCase())) found.set(key, found.get(key.toLowerCase())!);
     return found;
   }
 
@@ -185,7 +188,7 @@ export class KnexSubjectSourceRepository implements SubjectSourceRepository {
     await this.db('sensor_sources').where({ tenant_id: tenantId, id }).update(row);
   }
 
-  /** The source, its observations and assignments; subjects keep their last status. */
+  /** The source, its observations and assignments; its subjects' positions are the caller's to recompute. */
   async deleteSource(tenantId: string, id: string): Promise<boolean> {
     await this.db('subject_sources').where({ tenant_id: tenantId, source_id: id }).delete();
     await this.db('observations').where({ tenant_id: tenantId, source_id: id }).delete();
@@ -220,8 +223,9 @@ export class KnexSubjectSourceRepository implements SubjectSourceRepository {
     });
   }
 
-  async updateAssignment(tenantId: string, id: string, patch: { rangeLower?: number; rangeUpper?: number | null; additional?: Record<string, unknown> }, at: number): Promise<void> {
+  async updateAssignment(tenantId: string, id: string, patch: { subjectId?: string; rangeLower?: number; rangeUpper?: number | null; additional?: Record<string, unknown> }, at: number): Promise<void> {
     const row: Row = { updated_at: at };
+    if (patch.subjectId !== undefined) row.subject_id = patch.subjectId;
     if (patch.rangeLower !== undefined) row.range_lower = patch.rangeLower;
     if (patch.rangeUpper !== undefined) row.range_upper = patch.rangeUpper;
     if (patch.additional !== undefined) row.additional = jsonColumn(patch.additional);
@@ -309,5 +313,23 @@ export class KnexSubjectSourceRepository implements SubjectSourceRepository {
     // Who covers now; else the latest-starting assignment; none left: no subject.
     const current = rows.find((a) => a.rangeLower <= now && (a.rangeUpper === null || now < a.rangeUpper)) ?? rows[0] ?? null;
     await this.db('sensor_sources').where({ tenant_id: tenantId, id: sourceId }).update({ subject_id: current?.subjectId ?? null, updated_at: now });
+  }
+
+  // ---- subject status (subject-status.ts) ----
+
+  lockStatuses(tenantId: string, subjectIds: readonly string[]) {
+    return lockStatuses(this.db, this.dialect, tenantId, subjectIds);
+  }
+
+  newestCoveredFix(tenantId: string, subjectId: string) {
+    return newestCoveredFix(this.db, tenantId, subjectId);
+  }
+
+  setStatusPosition(tenantId: string, subjectId: string, fix: CoveredFix | null, at: number) {
+    return setStatusPosition(this.db, tenantId, subjectId, fix, at);
+  }
+
+  subjectsPositionedBy(tenantId: string, sourceId: string) {
+    return subjectsPositionedBy(this.db, tenantId, sourceId);
   }
 }

@@ -135,11 +135,13 @@ function filteredSubjects(db: Executor, tenantId: string, filter: SubjectListFil
   }
   if (filter.updatedSince !== null) {
     const since = filter.updatedSince;
+    // Cleared positions too (rows without one): the pull must see the position go.
     const moved = db('subject_status').select('subject_id').where({ tenant_id: tenantId }).andWhere('updated_at', '>=', since);
     query.where((q) => q.where('s.updated_at', '>=', since).orWhereIn('s.id', moved));
   }
   if (filter.bbox !== null) {
     const [west, south, east, north] = filter.bbox;
+    // A row without a position is in no box (NULL is never BETWEEN).
     const inBox = db('subject_status').select('subject_id').where({ tenant_id: tenantId }).whereBetween('latitude', [south, north]);
     // A box across the antimeridian has west > east.
     if (west <= east) inBox.whereBetween('longitude', [west, east]);
@@ -157,7 +159,8 @@ export async function subjectViews(db: Executor, tenantId: string, subjects: Sub
   const devices = new Map<string, { sourceId: string; provider: string }>();
   for (let i = 0; i < ids.length; i += 400) {
     const part = ids.slice(i, i + 400);
-    for (const row of await db('subject_status').where({ tenant_id: tenantId }).whereIn('subject_id', part)) statuses.set(row.subject_id as string, toStatus(row));
+    // A row without a position (cleared: subject-status.ts) is no status.
+    for (const row of await db('subject_status').where({ tenant_id: tenantId }).whereIn('subject_id', part).whereNotNull('recorded_at')) statuses.set(row.subject_id as string, toStatus(row));
     const open = await db('subject_sources as a')
       .join('sensor_sources as so', 'so.id', 'a.source_id')
       .join('sensor_providers as p', 'p.id', 'so.provider_id')

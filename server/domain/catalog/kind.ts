@@ -23,4 +23,9 @@ export interface CatalogKind<T extends CatalogItem> {
   check?(repos: Repositories, tenantId: string, item: T): Promise<void>;
   /** Other catalogs whose changes also change this catalog's list bodies (their versions join the ETag). */
   listDependsOn?: CatalogName[];
+  /**
+   * Values of the items other records use (v2 event types: those with events), for reads that
+   * ask for it (`withUsage`): one bounded query per read. Absent: the kind has no such notion.
+   */
+  usage?(repos: Repositories, tenantId: string): Promise<string[]>;
 }

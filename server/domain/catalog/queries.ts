@@ -3,11 +3,14 @@ export interface CatalogListQuery {
   includeInactive: boolean;
   includeSchema: boolean;
   updatedSince: number | null;
+  /** Each item says whether records use it (CatalogKind.usage; the original's `has_events_assigned`). */
+  withUsage?: boolean;
 }
 
 export interface CatalogDetailQuery {
   includeInactive: boolean;
   includeSchema: boolean;
+  withUsage?: boolean;
 }
 
 /** The normalised spelling of a list query, for ETags: equivalent spellings give one key. */

@@ -19,6 +19,13 @@ export interface Precondition {
 }
 
 /**
+ * A list's validators; with `withUsage` (and a kind that has usage) also the values in use, read
+ * before the 304 is decided: they are part of the body, so they are part of the ETag, and there
+ * is no `Last-Modified` (the catalog's modification time does not move when an item's usage does).
+ */
+export type ListValidators = Validators & { inUse?: ReadonlySet<string> };
+
+/**
  * One schema-carrying catalog of a tenant: reads with database-derived validators, writes in
  * one transaction each (catalog lock first, version bumped only when something changed,
  * history written alongside), rank with midpoint ordernums.
@@ -30,14 +37,18 @@ export class CatalogService<T extends CatalogItem> {
   ) {}
 
   /** List validators from one small read per catalog involved: nothing is loaded to decide a 304. */
-  async listValidators(ctx: RequestContext, query: CatalogListQuery, variant = ''): Promise<Validators> {
+  async listValidators(ctx: RequestContext, query: CatalogListQuery, variant = ''): Promise<ListValidators> {
     const { tenantId } = requirePermission(ctx, ...this.kind.permissions.view);
     const { catalog } = this.deps.store.repos;
     const others = this.kind.listDependsOn ?? [];
+    const usage = query.withUsage && this.kind.usage ? this.kind.usage(this.deps.store.repos, tenantId) : Promise.resolve(null);
     // Asked together, so that the reads share one loop iteration's batch (see CoalescedReads).
-    const [own, ...dependencies] = await Promise.all([this.kind.catalog, ...others].map((name) => catalog.version(tenantId, name)));
+    const [[own, ...dependencies], inUse] = await Promise.all([Promise.all([this.kind.catalog, ...others].map((name) => catalog.version(tenantId, name))), usage]);
     const parts: Array<string | number> = [this.kind.catalog, tenantId, own!.version, listQueryKey(query), variant];
     others.forEach((other, i) => parts.push(other, dependencies[i]!.version));
+    if (inUse) {
+      return { etag: strongEtag(...parts, 'in-use', inUse.join('\u0001')), inUse: new Set(inUse) };
+    }
     // A catalog never written has no modification time to tell (issue 27: not `Last-Modified: 1970`).
     return { etag: strongEtag(...parts), ...(own!.lastModified > 0 ? { lastModified: own!.lastModified } : {}) };
   }
@@ -48,14 +59,21 @@ export class CatalogService<T extends CatalogItem> {
   }
 
   /** One item with its validators (from its own revision); deactivated items are 404 unless asked for. */
-  async detail(ctx: RequestContext, key: string, query: CatalogDetailQuery, variant = ''): Promise<{ item: T; validators: Validators }> {
+  async detail(ctx: RequestContext, key: string, query: CatalogDetailQuery, variant = ''): Promise<{ item: T; validators: Validators; inUse?: boolean }> {
     const { tenantId } = requirePermission(ctx, ...this.kind.permissions.view);
     const item = await this.find(this.deps.store.repos, tenantId, key, query.includeInactive);
+    if (query.withUsage && this.kind.usage) {
+      // As the list's (ListValidators): the usage is in the ETag, and no Last-Modified.
+      const inUse = (await this.kind.usage(this.deps.store.repos, tenantId)).includes(item.value);
+      return { item, validators: { etag: this.detailEtag(item, query, variant, inUse) }, inUse };
+    }
     return { item, validators: { etag: this.detailEtag(item, query, variant), lastModified: item.updatedAt } };
   }
 
-  private detailEtag(item: T, query: CatalogDetailQuery, variant: string): string {
-    return strongEtag(this.kind.catalog, item.tenantId, item.id, item.revision, detailQueryKey(query), variant);
+  /** `inUse` only for a read that asked for the usage: without it the tag is the one it always was (sync-presenters.ts spells it too). */
+  private detailEtag(item: T, query: CatalogDetailQuery, variant: string, inUse?: boolean): string {
+    const parts = [this.kind.catalog, item.tenantId, item.id, item.revision, detailQueryKey(query), variant];
+    return inUse === undefined ? strongEtag(...parts) : strongEtag(...parts, 'in-use', inUse);
   }
 
   /**
@@ -65,7 +83,8 @@ export class CatalogService<T extends CatalogItem> {
    */
   private checkIfMatch(item: T, precondition: Precondition | undefined): void {
     if (!precondition) return;
-    const current = [false, true].flatMap((includeInactive) => [false, true].map((includeSchema) => this.detailEtag(item, { includeInactive, includeSchema }, precondition.variant)));
+    const current = [false, true].flatMap((includeInactive) => [false, true].flatMap((includeSchema) =>
+      [undefined, false, true].map((inUse) => this.detailEtag(item, { includeInactive, includeSchema }, precondition.variant, inUse))));
     if (!current.some((etag) => precondition.matches(etag))) throw new PreconditionFailedError(`The ${this.kind.label} has changed since it was read (If-Match does not match its current ETag).`);
   }
 

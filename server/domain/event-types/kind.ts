@@ -61,6 +61,8 @@ export const eventTypeKind: CatalogKind<EventType> = {
     { field: 'ordernum', apiName: 'ordernum' },
   ],
   listDependsOn: ['choices'],
+  // The original's `has_events_assigned` (issue 27): a type some event was recorded with.
+  usage: (repos, tenantId) => repos.eventTypes.valuesWithEvents(tenantId),
   async check(repos, tenantId, item) {
     if (item.category && !(await repos.eventCategories.find(tenantId, item.category))) {
       throw InputError.field('category', 'invalid_choice', `No event category "${item.category}".`, ['Create it at /api/v2.0/activity/eventcategories, or leave category empty.']);

@@ -54,6 +54,10 @@ export interface EventMapReads {
    * of the previous batch): keyset pagination, so every batch costs the same.
    */
   exportBatch(tenantId: string, filter: EventListFilter, after: EventRecord | null, limit: number): Promise<EventRecord[]>;
-  /** The keys of `event_details` per event type among the filter's events (at most `max` pairs), computed in the database. */
-  detailKeys(tenantId: string, filter: EventListFilter, max: number): Promise<Map<string, string[]>>;
+  /**
+   * The distinct event types among the filter's events, in value order, at most `max`: an
+   * indexed read of the type column, never of the events' details (the export's columns come
+   * from the types' schemas).
+   */
+  exportTypes(tenantId: string, filter: EventListFilter, max: number): Promise<string[]>;
 }

@@ -17,6 +17,7 @@ import { EventNoteService } from './notes.js';
 import { EventFileService } from './files.js';
 import { EventRelationshipService } from './relationships.js';
 import { EventMapService } from './map.js';
+import { ensureBuiltInEventType } from '../event-types/built-in.js';
 import { ChangedSinceBaseError } from '../merge/errors.js';
 import { mergeEventUpdate, proposeEvent } from '../merge/event-update.js';
 import { applyEventFields, flattenEvent } from '../merge/fields-event.js';
@@ -307,7 +308,10 @@ export class EventService {
   }
 
   /** The event's type after `details` satisfy it (EventDetailsChecker; no header is involved). */
-  private checkDetails(tenantId: string, value: string, details: Record<string, unknown>): Promise<ResolvedEventType> {
+  private async checkDetails(tenantId: string, value: string, details: Record<string, unknown>): Promise<ResolvedEventType> {
+    // The original's built-in types (the web app's incident_collection) exist for every tenant: seeded on first use,
+    // in a catalog transaction of its own that stores no Idempotency-Key (event-types/built-in.ts).
+    await ensureBuiltInEventType(this.deps, tenantId, value);
     return this.checker.check(this.deps.store.repos, tenantId, value, details);
   }
 

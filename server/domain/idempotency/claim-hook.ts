@@ -11,7 +11,7 @@
  */
 import type { ChangeSet } from '../sync/ports.js';
 import { type WriteClaim, type WriteScope, currentWriteScope } from '../write-scope.js';
-import type { IdempotencyRepository } from './ports.js';
+import { type IdempotencyRepository, isUnmarkedKind } from './ports.js';
 import { crashPoint } from '../../testing/crash-points.js';
 
 const DAY_MS = 86_400_000;
@@ -29,6 +29,18 @@ export interface GroupClaim {
 }
 
 const groups = new WeakMap<WriteScope, GroupClaim[]>();
+const noted = new WeakMap<WriteScope, { kind: string; tenantId: string; id: string }>();
+
+/**
+ * Names the record a keyed write of an unmarked kind changed (nothing on the feed names it): it
+ * is stored with the key, and a repeat whose answer was lost re-reads it by its id, whatever the
+ * path named (a source addressed by a manufacturer id the write renamed). Call inside the
+ * write's transaction, before it commits; outside a keyed request it does nothing.
+ */
+export function noteWrittenRecord(kind: string, tenantId: string, id: string): void {
+  const scope = currentWriteScope();
+  if (scope?.claim && !scope.claimed && scope.claim.recordKind === kind) noted.set(scope, { kind, tenantId, id });
+}
 
 /**
  * Registers the keys the scope's next committing transaction stores (instead of `scope.claim`).
@@ -58,7 +70,7 @@ export async function claimInTransaction(repository: IdempotencyRepository, chan
   }
   if (!scope.claim) return;
   const claim = scope.claim;
-  const record = changes.marked().find((marked) => marked.kind === claim.recordKind && marked.tenantId === scope.tenantId) ?? null;
+  const record = changes.marked().find((marked) => marked.kind === claim.recordKind && marked.tenantId === scope.tenantId) ?? notedRecord(scope);
   await repository.claim({
     tenantId: scope.tenantId,
     principal: scope.principalKey,
@@ -79,6 +91,24 @@ export async function claimInTransaction(repository: IdempotencyRepository, chan
   scope.pending = true;
   scope.record = record ? { kind: record.kind, id: record.id } : null;
   crashPoint('push.entry.before-commit');
+}
+
+/** The record noted by this transaction (noteWrittenRecord), once: a later transaction notes its own. */
+function notedRecord(scope: WriteScope): { kind: string; id: string } | null {
+  const record = noted.get(scope);
+  noted.delete(scope);
+  return record && record.tenantId === scope.tenantId ? record : null;
+}
+
+/**
+ * Whether a transaction that marked no record still runs the pre-commit hook: the first write
+ * transaction of a keyed request whose records are not on the feed (sources, messages,
+ * observations, group memberships), so that its key commits with that write. A feed kind's key
+ * waits for the transaction that marks its record, as before.
+ */
+export function claimWithoutMarks(): boolean {
+  const scope = currentWriteScope();
+  return !!scope?.claim && !scope.claimed && isUnmarkedKind(scope.claim.recordKind);
 }
 
 /** Runs after the commit of a transaction whose pre-commit hook ran. */

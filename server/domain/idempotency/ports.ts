@@ -1,4 +1,19 @@
 /** The idempotency store's port (server/db/repositories/idempotency.ts implements it). */
+import type { RecordKind } from '../../../protocol/sync.js';
+
+/**
+ * Records of keyed writes that are not on the sync feed (the subject side, issue 27): their
+ * writes mark nothing, so their key is claimed by the request's first write transaction,
+ * whatever it marked (claim-hook.ts `claimWithoutMarks`), and is stored with no record.
+ */
+export const UNMARKED_RECORD_KINDS = ['source', 'source_provider', 'subject_source', 'subject_group', 'message', 'observation'] as const;
+
+/** What a keyed route writes: a feed kind (the claim stores the marked record) or an unmarked one. */
+export type KeyedRecordKind = RecordKind | (typeof UNMARKED_RECORD_KINDS)[number];
+
+export function isUnmarkedKind(kind: string): boolean {
+  return (UNMARKED_RECORD_KINDS as readonly string[]).includes(kind);
+}
 
 /** What a replay repeats: the status, the handler's JSON (before presentation) and a few headers. */
 export interface StoredAnswer {

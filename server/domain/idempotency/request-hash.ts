@@ -1,12 +1,19 @@
 /**
  * The hash that tells a replay from a reuse of the key: sha256 of the canonical JSON (object
- * keys sorted, no whitespace) of `[op, pathParams, body]`. A multipart upload hashes its fields
- * and its file's sha256 instead of the raw body, so that another boundary is the same request.
+ * keys sorted, no whitespace) of `[op, pathParams, body]`, or `[op, pathParams, body, query]`
+ * when the route's query parameters that choose its target are given. A multipart upload hashes
+ * its fields and its file's sha256 instead of the raw body, so that another boundary is the
+ * same request.
+ *
+ * NOTE: a request without such query parameters hashes exactly as before they counted: keys
+ * stored then still match their repeats.
  */
 import { createHash } from 'node:crypto';
 
-export function requestHash(op: string, params: Record<string, string>, body: unknown): string {
-  return createHash('sha256').update(canonicalJson([op, params, body ?? null])).digest('hex');
+export function requestHash(op: string, params: Record<string, string>, body: unknown, query: Record<string, string> = {}): string {
+  const parts: unknown[] = [op, params, body ?? null];
+  if (Object.keys(query).length > 0) parts.push(query);
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
 }
 
 /** JSON with object keys in code-point order; `undefined` members are left out, as JSON.stringify does. */

@@ -103,8 +103,12 @@ export class MessageService {
       id: randomUUID(), tenantId: principal.tenantId, messageType, subjectId: subjectId ?? null, sourceId, userId: user?.id ?? null, text, status: status as MessageStatus,
       latitude: location?.latitude ?? null, longitude: location?.longitude ?? null, messageTime, read, additional, createdAt: now, updatedAt: now,
     };
-    await messages.insert(record);
-    return (await messages.find(principal.tenantId, record.id))!;
+    // NOTE: one-statement writes still take a transaction: a keyed request's Idempotency-Key
+    // commits in its write's transaction (domain/idempotency/claim-hook.ts).
+    return this.deps.store.transaction(async (repos) => {
+      await repos.messages.insert(record);
+      return (await repos.messages.find(principal.tenantId, record.id))!;
+    });
   }
 
   /** Marks messages read (or unread): the web app's bulk read. Unknown ids are skipped. */
@@ -112,19 +116,27 @@ export class MessageService {
     const principal = requirePermission(ctx, 'change_message');
     if (ids.length > MAX_BULK_IDS) throw InputError.field('ids', 'too_long', `At most ${MAX_BULK_IDS} ids at once.`);
     const valid = [...new Set(ids.filter(isUuid))];
-    return this.deps.store.repos.messages.setRead(principal.tenantId, valid, read, this.deps.clock.now());
+    return this.deps.store.transaction((repos) => repos.messages.setRead(principal.tenantId, valid, read, this.deps.clock.now()));
   }
 
   async setOneRead(ctx: RequestContext, id: string, read: unknown): Promise<MessageView> {
     const principal = requirePermission(ctx, 'change_message');
     if (typeof read !== 'boolean') throw InputError.field('read', 'required', 'read is true or false.');
-    if (!isUuid(id) || !(await this.deps.store.repos.messages.setRead(principal.tenantId, [id.toLowerCase()], read, this.deps.clock.now())).length) throw new NotFoundError('No such message.');
-    return (await this.deps.store.repos.messages.find(principal.tenantId, id))!;
+    if (!isUuid(id)) throw new NotFoundError('No such message.');
+    return this.deps.store.transaction(async (repos) => {
+      if (!(await repos.messages.setRead(principal.tenantId, [id.toLowerCase()], read, this.deps.clock.now())).length) throw new NotFoundError('No such message.');
+      return (await repos.messages.find(principal.tenantId, id))!;
+    });
   }
 
   async remove(ctx: RequestContext, id: string): Promise<void> {
     const principal = requirePermission(ctx, 'delete_message');
-    if (!isUuid(id) || !(await this.deps.store.repos.messages.remove(principal.tenantId, id.toLowerCase()))) throw new NotFoundError('No such message.');
+    if (!isUuid(id)) throw new NotFoundError('No such message.');
+    // NOTE: refused inside the transaction: a committed one would commit a keyed request's
+    // Idempotency-Key with it, and the retry of this 404 would be replayed as a 204.
+    await this.deps.store.transaction(async (repos) => {
+      if (!(await repos.messages.remove(principal.tenantId, id.toLowerCase()))) throw new NotFoundError('No such message.');
+    });
   }
 }
 

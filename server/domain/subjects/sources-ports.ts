@@ -5,6 +5,14 @@ export interface PageWindow {
   limit: number;
 }
 
+/** An observation's position, as a subject's status takes it. */
+export interface CoveredFix {
+  sourceId: string;
+  recordedAt: number;
+  latitude: number;
+  longitude: number;
+}
+
 export interface AssignmentFilter {
   subjectIds: string[] | null;
   sourceIds: string[] | null;
@@ -36,9 +44,12 @@ export interface SubjectSourceRepository {
 
   // ---- sources ----
   listSources(tenantId: string, page: PageWindow): Promise<{ total: number; items: SourceRecord[] }>;
-  /** By id, else by manufacturer id (the oldest such source of the tenant). */
-  findSource(tenantId: string, idOrManufacturerId: string): Promise<SourceRecord | null>;
-  findSources(tenantId: string, idsOrManufacturerIds: readonly string[]): Promise<Map<string, SourceRecord>>;
+  /**
+   * Per key as given: the source with that id, else every source with that manufacturer id
+   * (unique per provider, not per tenant: one per provider at most), oldest first; keys that
+   * name nothing are absent. Choosing among several is the caller's (source-choice.ts).
+   */
+  findSourceCandidates(tenantId: string, idsOrManufacturerIds: readonly string[]): Promise<Map<string, SourceRecord[]>>;
   insertSource(source: SourceRecord): Promise<void>;
   updateSource(tenantId: string, id: string, patch: SourcePatch, at: number): Promise<void>;
   deleteSource(tenantId: string, id: string): Promise<boolean>;
@@ -47,7 +58,7 @@ export interface SubjectSourceRepository {
   listAssignments(tenantId: string, filter: AssignmentFilter, page: PageWindow): Promise<{ total: number; items: Assignment[] }>;
   findAssignment(tenantId: string, id: string): Promise<Assignment | null>;
   insertAssignment(assignment: Assignment): Promise<void>;
-  updateAssignment(tenantId: string, id: string, patch: { rangeLower?: number; rangeUpper?: number | null; additional?: Record<string, unknown> }, at: number): Promise<void>;
+  updateAssignment(tenantId: string, id: string, patch: { subjectId?: string; rangeLower?: number; rangeUpper?: number | null; additional?: Record<string, unknown> }, at: number): Promise<void>;
   deleteAssignment(tenantId: string, id: string): Promise<boolean>;
   /** The subjects a source was ever assigned to, with the assignments. */
   subjectsOfSource(tenantId: string, sourceId: string): Promise<Array<{ subject: SubjectRecord; assignment: Assignment }>>;
@@ -57,11 +68,20 @@ export interface SubjectSourceRepository {
    * end at `lower` (or where they begin, if later); an open one to the same subject is kept.
    */
   openAssignment(tenantId: string, sourceId: string, subjectId: string, lower: number, at: number): Promise<void>;
-  /** Sets each observation's subject (a denormalised column) from the source's assignments as they now are. */
   /** Gives the source's fixes within `span` (all of them: null) the subject of the assignment covering each. */
   reattribute(tenantId: string, sourceId: string, span?: { lower: number; upper: number | null } | null): Promise<void>;
   /** Per `source\ntime` key: the subject of the assignment covering it (the latest-starting one). */
   subjectsAt(tenantId: string, points: ReadonlyArray<{ sourceId: string; recordedAt: number }>): Promise<Map<string, string>>;
   /** Points `sensor_sources.subject_id` (who the intake attributes new fixes to) at the assignment covering `now`. */
   refreshCurrentSubject(tenantId: string, sourceId: string, now: number): Promise<void>;
+
+  // ---- subject status (positions: not on the sync feed, like intake's status writes) ----
+  /** PostgreSQL: locks the subjects' status rows (in subject order) for the rest of the transaction. */
+  lockStatuses(tenantId: string, subjectIds: readonly string[]): Promise<void>;
+  /** The newest fix covered by one of the subject's assignments (bounded: one index read per assignment). */
+  newestCoveredFix(tenantId: string, subjectId: string): Promise<CoveredFix | null>;
+  /** The subject's position becomes `fix` (null: no position; the row goes). True when it changed. */
+  setStatusPosition(tenantId: string, subjectId: string, fix: CoveredFix | null, at: number): Promise<boolean>;
+  /** The subjects whose status names the source as where their position came from. */
+  subjectsPositionedBy(tenantId: string, sourceId: string): Promise<string[]>;
 }

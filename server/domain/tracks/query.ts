@@ -20,6 +20,24 @@ export interface TimeRange {
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off', '']);
 
+/** The boolean parameters the track routes read (QueryReader.boolean). */
+export const TRACK_QUERY_BOOLEANS = ['include_inactive', 'current_status'] as const;
+
+/**
+ * The query as the original reads it (issue 27, the earthranger profile; http/query.ts
+ * queryBoolean does the same for the other routes): an unrecognised boolean
+ * (`include_inactive=maybe`) is `false` (Django's reading), not a 400. The HTTP layer applies it
+ * for callers in that profile, so the services stay profile-free.
+ */
+export function unknownBooleansAsFalse(query: TrackQuery): TrackQuery {
+  const out: TrackQuery = { ...query };
+  for (const name of TRACK_QUERY_BOOLEANS) {
+    const value = out[name];
+    if (value !== undefined && !TRUE.has(value.toLowerCase()) && !FALSE.has(value.toLowerCase())) out[name] = 'false';
+  }
+  return out;
+}
+
 /** Collects the issues of one query, reported together as one 400. */
 export class QueryReader {
   private readonly errors: Record<string, FieldIssue[]> = {};

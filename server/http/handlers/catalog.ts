@@ -46,16 +46,17 @@ export function catalogHandlers<T extends CatalogItem>(
         return;
       }
       const items = await service.list(requestContext(ctx), query);
-      const body = items.map((item) => withSchema(present(item, origin(ctx)), item, query.includeSchema));
+      const { inUse } = validators;
+      const body = items.map((item) => withUsage(withSchema(present(item, origin(ctx)), item, query.includeSchema), inUse && inUse.has(item.value)));
       bodies.set(validators.etag, Buffer.from(JSON.stringify(body)));
       ctx.body = body;
     },
 
     async detail(ctx: AppContext) {
       const query = readDetailQuery(ctx);
-      const { item, validators } = await service.detail(requestContext(ctx), key(ctx), query, origin(ctx));
+      const { item, validators, inUse } = await service.detail(requestContext(ctx), key(ctx), query, origin(ctx));
       if (answerConditionally(ctx, validators)) return;
-      ctx.body = withSchema(present(item, origin(ctx)), item, query.includeSchema);
+      ctx.body = withUsage(withSchema(present(item, origin(ctx)), item, query.includeSchema), inUse);
     },
 
     async create(ctx: AppContext) {
@@ -117,3 +118,8 @@ export function catalogHandlers<T extends CatalogItem>(
 }
 
 const key = (ctx: AppContext) => String(ctx.params.key);
+
+/** `has_events_assigned` when the read asked for the usage (undefined: it did not). */
+function withUsage<T extends object>(body: T, inUse: boolean | undefined): T {
+  return inUse === undefined ? body : { ...body, has_events_assigned: inUse };
+}

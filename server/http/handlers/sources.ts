@@ -4,7 +4,8 @@ import { toIso } from '../../db/time.js';
 import { pageBody, readPage } from '../pagination.js';
 import { queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
-import { envelope, presentSubjectView } from './subjects.js';
+import { presentSubjectView } from './subjects.js';
+import { envelope, enveloped, noContent, pathId as key } from './envelope.js';
 
 /** A source as the original shows it: `provider` is the provider's key. */
 export function presentSource(source: SourceRecord, origin: string) {
@@ -35,63 +36,38 @@ export function presentProvider(p: ProviderRecord) {
 
 export function sourceHandlers(sources: SourceService, trustProxy: boolean) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, trustProxy);
-  const key = (ctx: AppContext) => String(ctx.params.id);
+  const shown = (found: SourceRecord, ctx: AppContext) => presentSource(found, origin(ctx));
   return {
     async list(ctx: AppContext) {
       const page = readPage(ctx);
       const { total, items } = await sources.listSources(requestContext(ctx), page);
       envelope(ctx, 200, pageBody(ctx, page, total, items.map((source) => presentSource(source, origin(ctx))), trustProxy));
     },
-    async get(ctx: AppContext) {
-      envelope(ctx, 200, presentSource(await sources.getSource(requestContext(ctx), key(ctx)), origin(ctx)));
-    },
-    async create(ctx: AppContext) {
-      envelope(ctx, 201, presentSource(await sources.createSource(requestContext(ctx), ctx.state.body), origin(ctx)));
-    },
-    async patch(ctx: AppContext) {
-      envelope(ctx, 200, presentSource(await sources.patchSource(requestContext(ctx), key(ctx), ctx.state.body), origin(ctx)));
-    },
-    async remove(ctx: AppContext) {
-      await sources.deleteSource(requestContext(ctx), key(ctx));
-      ctx.status = 204;
-    },
-    async subjects(ctx: AppContext) {
-      const views = await sources.subjectsOfSource(requestContext(ctx), key(ctx));
-      envelope(ctx, 200, views.map((view) => presentSubjectView(view, origin(ctx))));
-    },
+    get: enveloped(200, (rc, ctx) => sources.getSource(rc, key(ctx), queryString(ctx, 'provider')), shown),
+    create: enveloped(201, (rc, ctx) => sources.createSource(rc, ctx.state.body), shown),
+    patch: enveloped(200, (rc, ctx) => sources.patchSource(rc, key(ctx), ctx.state.body, queryString(ctx, 'provider')), shown),
+    remove: noContent((rc, ctx) => sources.deleteSource(rc, key(ctx), queryString(ctx, 'provider'))),
+    subjects: enveloped(200, (rc, ctx) => sources.subjectsOfSource(rc, key(ctx), queryString(ctx, 'provider')), (views, ctx) => views.map((view) => presentSubjectView(view, origin(ctx)))),
     async ofSubject(ctx: AppContext) {
       const entries = await sources.sourcesOfSubject(requestContext(ctx), key(ctx));
       envelope(ctx, 200, entries.map(({ source, assignment }) => ({ ...presentSource(source, origin(ctx)), assigned_range: presentRange(assignment), subjectsource_id: assignment.id })));
     },
-    async assignmentsOfSubject(ctx: AppContext) {
-      envelope(ctx, 200, (await sources.assignmentsOfSubject(requestContext(ctx), key(ctx))).map(presentAssignment));
-    },
+    assignmentsOfSubject: enveloped(200, (rc, ctx) => sources.assignmentsOfSubject(rc, key(ctx)), (items) => items.map(presentAssignment)),
     async providers(ctx: AppContext) {
       const page = readPage(ctx);
       const { total, items } = await sources.listProviders(requestContext(ctx), page);
       envelope(ctx, 200, pageBody(ctx, page, total, items.map(presentProvider), trustProxy));
     },
-    async createProvider(ctx: AppContext) {
-      envelope(ctx, 201, presentProvider(await sources.createProvider(requestContext(ctx), ctx.state.body)));
-    },
-    async patchProvider(ctx: AppContext) {
-      envelope(ctx, 200, presentProvider(await sources.patchProvider(requestContext(ctx), key(ctx), ctx.state.body)));
-    },
+    createProvider: enveloped(201, (rc, ctx) => sources.createProvider(rc, ctx.state.body), presentProvider),
+    patchProvider: enveloped(200, (rc, ctx) => sources.patchProvider(rc, key(ctx), ctx.state.body), presentProvider),
     async assignments(ctx: AppContext) {
       const page = readPage(ctx);
       const filter = { subjects: queryString(ctx, 'subjects'), sources: queryString(ctx, 'sources') };
       const { total, items } = await sources.listAssignments(requestContext(ctx), filter, page);
       envelope(ctx, 200, pageBody(ctx, page, total, items.map(presentAssignment), trustProxy));
     },
-    async createAssignment(ctx: AppContext) {
-      envelope(ctx, 201, presentAssignment(await sources.createAssignment(requestContext(ctx), ctx.state.body)));
-    },
-    async patchAssignment(ctx: AppContext) {
-      envelope(ctx, 200, presentAssignment(await sources.patchAssignment(requestContext(ctx), key(ctx), ctx.state.body)));
-    },
-    async removeAssignment(ctx: AppContext) {
-      await sources.deleteAssignment(requestContext(ctx), key(ctx));
-      ctx.status = 204;
-    },
+    createAssignment: enveloped(201, (rc, ctx) => sources.createAssignment(rc, ctx.state.body), presentAssignment),
+    patchAssignment: enveloped(200, (rc, ctx) => sources.patchAssignment(rc, key(ctx), ctx.state.body), presentAssignment),
+    removeAssignment: noContent((rc, ctx) => sources.deleteAssignment(rc, key(ctx))),
   };
 }

@@ -7,12 +7,10 @@ import { pageBody, readPage } from '../pagination.js';
 import { presentSubject } from '../presenters.js';
 import { queryBoolean, queryString, requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
+import { envelope, enveloped, noContent, pathId } from './envelope.js';
 
 /** The subject side's answers use the users API's envelope in every profile (CONTRACT §10). */
-export function envelope(ctx: AppContext, status: number, data: unknown): void {
-  ctx.status = status;
-  ctx.body = { data, status: { code: status, message: status === 201 ? 'Created' : 'OK' } };
-}
+export { envelope };
 
 /**
  * A subject as the original serves it (the map, the lists, er-client). `origin` makes `url` and
@@ -73,7 +71,8 @@ export const UNPAGED_LIMIT = 10_000;
 
 export function subjectHandlers(subjects: SubjectService, trustProxy: boolean) {
   const origin = (ctx: AppContext) => requestOrigin(ctx, trustProxy);
-  const id = (ctx: AppContext) => String(ctx.params.id);
+  const present = (view: SubjectView, ctx: AppContext) => presentSubjectView(view, origin(ctx));
+  const groupId = (ctx: AppContext) => String(ctx.params.group_id);
   return {
     /** A plain list, or a page when `page` or `page_size` is given (the original's). */
     async list(ctx: AppContext) {
@@ -92,26 +91,11 @@ export function subjectHandlers(subjects: SubjectService, trustProxy: boolean) {
       const shown = items.map((view) => presentSubjectView(view, origin(ctx)));
       envelope(ctx, 200, paged ? pageBody(ctx, page, total ?? 0, shown, trustProxy) : shown);
     },
-    async get(ctx: AppContext) {
-      envelope(ctx, 200, presentSubjectView(await subjects.get(requestContext(ctx), id(ctx)), origin(ctx)));
-    },
-    async create(ctx: AppContext) {
-      envelope(ctx, 201, presentSubjectView(await subjects.createSubject(requestContext(ctx), ctx.state.body), origin(ctx)));
-    },
-    async patch(ctx: AppContext) {
-      envelope(ctx, 200, presentSubjectView(await subjects.patchSubject(requestContext(ctx), id(ctx), ctx.state.body), origin(ctx)));
-    },
-    async remove(ctx: AppContext) {
-      await subjects.deleteSubject(requestContext(ctx), id(ctx));
-      ctx.status = 204;
-    },
-    async addMembers(ctx: AppContext) {
-      const group = await subjects.addGroupMembers(requestContext(ctx), String(ctx.params.group_id), ctx.state.body);
-      envelope(ctx, 200, { id: group.id, name: group.name, subjects: group.subjects.map((view) => presentSubjectView(view, origin(ctx))) });
-    },
-    async removeMembers(ctx: AppContext) {
-      await subjects.removeGroupMembers(requestContext(ctx), String(ctx.params.group_id), ctx.state.body);
-      ctx.status = 204;
-    },
+    get: enveloped(200, (rc, ctx) => subjects.get(rc, pathId(ctx)), present),
+    create: enveloped(201, (rc, ctx) => subjects.createSubject(rc, ctx.state.body), present),
+    patch: enveloped(200, (rc, ctx) => subjects.patchSubject(rc, pathId(ctx), ctx.state.body), present),
+    remove: noContent((rc, ctx) => subjects.deleteSubject(rc, pathId(ctx))),
+    addMembers: enveloped(200, (rc, ctx) => subjects.addGroupMembers(rc, groupId(ctx), ctx.state.body), (group, ctx) => ({ id: group.id, name: group.name, subjects: group.subjects.map((view) => present(view, ctx)) })),
+    removeMembers: noContent((rc, ctx) => subjects.removeGroupMembers(rc, groupId(ctx), ctx.state.body)),
   };
 }

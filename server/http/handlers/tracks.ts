@@ -3,7 +3,8 @@ import { stringify } from 'csv-stringify/sync';
 import { METADATA_COLUMNS, TRACKING_COLUMNS, metadataObject, metadataRecords, positionFeature, trackCollection, trackingRecord } from '../../domain/tracks/formats.js';
 import { kmlRootDocument, subjectsKml } from '../../domain/tracks/kml-feed.js';
 import type { ExportFormat, TrackService } from '../../domain/tracks/service.js';
-import type { TrackQuery } from '../../domain/tracks/query.js';
+import { type TrackQuery, unknownBooleansAsFalse } from '../../domain/tracks/query.js';
+import { callerProfile } from '../presentation/caller-profile.js';
 import { requestOrigin } from '../query.js';
 import { requestContext, type AppContext } from '../state.js';
 
@@ -13,7 +14,8 @@ const FEED_NAME = 'FieldOps subjects';
 function queryOf(ctx: AppContext): TrackQuery {
   const out: TrackQuery = {};
   for (const [name, raw] of Object.entries(ctx.query)) out[name] = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-  return out;
+  // The earthranger profile reads an unrecognised boolean as false (as queryBoolean does).
+  return callerProfile(ctx) === 'earthranger' ? unknownBooleansAsFalse(out) : out;
 }
 
 /**
@@ -75,10 +77,18 @@ async function* jsonArray<T>(batches: AsyncIterable<T[]>, map: (item: T) => unkn
   yield ']\n';
 }
 
+/**
+ * A byte stream of the batches' text, buffering at most EXPORT_BUFFER bytes ahead of the socket:
+ * the default object stream would hold up to 16 batches (each a few hundred kB of text) while
+ * a slow client reads, and they would live long enough to grow the old generation (the RSS).
+ */
+const EXPORT_BUFFER = 64 * 1024;
+const exportStream = (text: AsyncIterable<string>) => Readable.from(text, { objectMode: false, highWaterMark: EXPORT_BUFFER });
+
 function exportFile<T>(ctx: AppContext, name: string, format: ExportFormat, batches: AsyncIterable<T[]>, columns: readonly string[], csv: (item: T) => object | object[], json: (item: T) => unknown): void {
   const filename = `${name}_${stamp()}.${format}`;
-  if (format === 'json') sendFile(ctx, 'application/json; charset=utf-8', filename, [Readable.from(jsonArray(batches, json))]);
-  else sendFile(ctx, 'text/csv; charset=utf-8', filename, [Readable.from(csvBatches(batches, columns, csv))]);
+  if (format === 'json') sendFile(ctx, 'application/json; charset=utf-8', filename, [exportStream(jsonArray(batches, json))]);
+  else sendFile(ctx, 'text/csv; charset=utf-8', filename, [exportStream(csvBatches(batches, columns, csv))]);
 }
 
 export function trackHandlers({ tracks, trustProxy }: { tracks: TrackService; trustProxy: boolean }) {

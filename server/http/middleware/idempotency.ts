@@ -12,6 +12,9 @@
  *   the route's success status (204 for a delete);
  * - another hash: 422 `idempotency_key_reused`.
  *
+ * The hash covers the route, its path parameters, the body, the preconditions and the query
+ * parameters the route declares as choosing its target (`idempotent.query`).
+ *
  * A request that fails after its twin (the same key, at the same time) committed is answered
  * the twin's answer: a transport retry is never shown a 409 or a 412 caused by itself. Errors
  * are not stored, so a retry of a refused request is evaluated again.
@@ -26,6 +29,7 @@ import { type IdempotencyService, principalKey } from '../../domain/idempotency/
 import { type WriteScope, writeScopes } from '../../domain/write-scope.js';
 import type { IdempotentRoute, Route } from '../routes/types.js';
 import { errorBody } from '../error-body.js';
+import { queryString } from '../query.js';
 import { MAX_BODY_DEPTH, deeperThan } from '../json-depth.js';
 import type { AppContext, Middleware } from '../state.js';
 
@@ -95,11 +99,22 @@ export async function beginIdempotent(ctx: AppContext, hashed: unknown): Promise
   const base = ctx.get('Fieldops-Base-Revision');
   const ifMatch = ctx.get('If-Match');
   const hashedRequest = base || ifMatch ? { body: hashed ?? null, base: base || null, if_match: ifMatch || null } : hashed;
-  scope.claim = { key, requestHash: requestHash(route.name, params, hashedRequest), op: route.name, recordKind: route.idempotent.recordKind };
+  const query = hashedQuery(ctx, route.idempotent.query ?? []);
+  scope.claim = { key, requestHash: requestHash(route.name, params, hashedRequest, query), op: route.name, recordKind: route.idempotent.recordKind };
   const stored = await keyed.service.find(scope, key);
   if (!stored) return;
   if (stored.requestHash !== scope.claim.requestHash) throw reused();
   throw new Replay(stored, hashed);
+}
+
+/** The route's target-choosing query parameters as its handler reads them (the last of repeats; empty is absent). */
+function hashedQuery(ctx: AppContext, names: readonly string[]): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const name of names) {
+    const value = queryString(ctx, name);
+    if (value) query[name] = value;
+  }
+  return query;
 }
 
 function reused(): IdempotencyKeyReusedError {
@@ -170,11 +185,12 @@ async function replay(ctx: AppContext, keyed: KeyedRequest, first: StoredKey, de
     return;
   }
   const spec = keyed.route.idempotent;
-  if (!deps.readBack) {
+  const created = spec.created;
+  // A create without a GET to render it from (routes/keyed-unrenderable.ts) takes the 202 below.
+  if (!deps.readBack && !created) {
     ctx.status = spec.status;
     return;
   }
-  const created = spec.created;
   if (created && Array.isArray(keyed.hashed)) {
     // An array create (events): one record cannot stand for the answer. The writes are done.
     ctx.status = 202;
@@ -182,7 +198,10 @@ async function replay(ctx: AppContext, keyed: KeyedRequest, first: StoredKey, de
     return;
   }
   if (created) {
-    const id = createdId(keyed.hashed) ?? (created.marked && stored.recordKind === spec.recordKind ? stored.recordId : null);
+    // NOTE: a create whose id is always the server's never trusts a body `id`: a copied record's
+    // id there names another record, and the replay must show the one this request made.
+    const fromBody = created.bodyId === false ? null : createdId(keyed.hashed);
+    const id = !deps.readBack ? null : (fromBody ?? (created.marked ? storedRecord(stored, spec) : null));
     if (!id) {
       // NOTE: a create whose id the server chose, and whose answer was lost with the server: the
       // write is done (2xx), but which record it made is not known here.
@@ -191,9 +210,19 @@ async function replay(ctx: AppContext, keyed: KeyedRequest, first: StoredKey, de
       return;
     }
     ctx.params = { ...(ctx.params as Record<string, string>), [created.param]: id };
+  } else if (spec.rereadByRecord) {
+    // The path may name the record by what the write changed: re-read the record itself. A key
+    // stored without its record (before records were noted) falls back to the path.
+    const id = storedRecord(stored, spec);
+    if (id) ctx.params = { ...(ctx.params as Record<string, string>), [spec.rereadByRecord]: id };
   }
-  await deps.readBack(ctx);
+  await deps.readBack!(ctx);
   ctx.status = spec.status;
+}
+
+/** The id of the record stored with the key, when it is of the route's kind. */
+function storedRecord(stored: StoredKey, spec: IdempotentRoute): string | null {
+  return stored.recordKind === spec.recordKind ? stored.recordId : null;
 }
 
 /** The client's id of the record a create makes: `id` of a JSON body or of an upload's fields. */

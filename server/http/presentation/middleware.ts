@@ -14,7 +14,9 @@ import { noteDefaultProfile } from './caller-profile.js';
  * a 400's field errors are lists of strings in the earthranger profile (fieldErrorsAsOriginal).
  *
  * NOTE: a client's profile is fixed per client, so a validator (ETag) never names two
- * representations for one caller; the ETag is therefore the same in both profiles.
+ * representations for one caller; the ETag is therefore the same in both profiles, except where
+ * the earthranger content holds more than a reshaping (v2 event types' `has_events_assigned`,
+ * read by the route for that profile: catalog-query.ts), whose tag covers it.
  */
 export function presentProfile(defaultProfile: ApiProfile): Middleware {
   return async (ctx, next) => {
@@ -24,6 +26,7 @@ export function presentProfile(defaultProfile: ApiProfile): Middleware {
     const rule = earthRangerRule(ctx.state.routeName);
     if (ctx.status === 400 && rule.kind !== 'raw') return reshapeFieldErrors(ctx);
     if (rule.kind === 'enveloped' && rule.data) return reshapeEnveloped(ctx, rule.data);
+    if (rule.kind === 'raw' && rule.data) return reshapeRaw(ctx, rule.data);
     if (rule.kind !== 'wrap' || ctx.state.routeName === undefined) return;
     const status = ctx.status;
     if (status >= 300 && status !== 204) return;
@@ -55,6 +58,13 @@ function reshapeEnveloped(ctx: AppContext, data: (payload: unknown) => unknown):
   const body = ctx.body as { data?: unknown } | null | undefined;
   if (ctx.status >= 300 || !body || typeof body !== 'object' || Buffer.isBuffer(body) || !('data' in body)) return;
   ctx.body = { ...body, data: data(body.data) };
+}
+
+/** A raw (unwrapped) 2xx JSON object body reshaped (no route with such a rule answers a Buffer or stream). */
+function reshapeRaw(ctx: AppContext, data: (payload: unknown) => unknown): void {
+  const body = ctx.body;
+  if (ctx.status < 200 || ctx.status >= 300 || !body || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+  ctx.body = data(body);
 }
 
 function envelope(data: unknown, status: number) {

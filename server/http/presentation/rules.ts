@@ -4,14 +4,15 @@ import { AREA_RULES as TRACK_RULES } from './rules-tracks.js';
 import { AREA_RULES as EVENT_MAP_RULES } from './rules-events-map.js';
 import { AREA_RULES as MESSAGE_RULES } from './rules-messages.js';
 import { originalPatrol, originalSegment } from './rules-patrols.js';
-import { originalEventType, originalEventTypes } from './rules-event-types.js';
+import { originalEventType, originalEventTypes, originalSchemaBatch, withoutUiChoices } from './rules-event-types.js';
 
 /**
  * How a route's response is shown in the `earthranger` profile (CONTRACT §11), by route name:
  * the route metadata of the presentation step. Handlers and services never see the profile.
  *
- * - `raw`: the same bytes in every profile (OAuth is RFC 6749 in both; health, metrics and the
- *   API description are ours; the v2 schema documents are unwrapped in the original too).
+ * - `raw`: not wrapped (OAuth is RFC 6749 in both; health, metrics and the API description are
+ *   ours; the v2 schema documents are unwrapped in the original too); `data`, when given,
+ *   reshapes a 2xx JSON object body (the v2 event type schema documents).
  * - `enveloped`: the handler already answers `{data, status}` in every profile (the users API;
  *   sensors, observations and subjects, CONTRACT §10); `data`, when given, reshapes the payload
  *   under `data`.
@@ -19,7 +20,7 @@ import { originalEventType, originalEventTypes } from './rules-event-types.js';
  *   reshaped by `data` first; a 204 becomes 200 with `data: null`.
  */
 export type EarthRangerRule =
-  | { kind: 'raw' }
+  | { kind: 'raw'; data?: (payload: unknown) => unknown }
   | { kind: 'enveloped'; data?: (payload: unknown) => unknown }
   | { kind: 'wrap'; data?: (payload: unknown, ctx: AppContext, status: number) => unknown; status?: (status: number) => number };
 
@@ -36,8 +37,8 @@ const ENVELOPED: EarthRangerRule = { kind: 'enveloped' };
 const ENVELOPED_PREFIXES = ['sensors.', 'observations.', 'subjects.'];
 
 const RULES: Record<string, EarthRangerRule> = {
-  'eventtypes.schemas': RAW,
-  'eventtypes.schema': RAW,
+  'eventtypes.schemas': { kind: 'raw', data: originalSchemaBatch },
+  'eventtypes.schema': { kind: 'raw', data: withoutUiChoices },
   'patroltypes.schemas': RAW,
   'patroltypes.schema': RAW,
   'choices.json': RAW,

@@ -1,7 +1,7 @@
 import type { BodyKind } from '../middleware/body.js';
 import type { RouteSchema } from '../schemas/types.js';
 import type { AppContext, Middleware } from '../state.js';
-import type { RecordKind } from '../../../protocol/sync.js';
+import type { KeyedRecordKind } from '../../domain/idempotency/ports.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type { RouteSchema } from '../schemas/types.js';
@@ -32,23 +32,41 @@ export interface Route {
 
 /** How a route honours `Idempotency-Key`, and how it answers a committed write whose answer was lost. */
 export interface IdempotentRoute {
-  /** The kind of record the write marks (events and their parts: `event`; patrols, segments and their parts: `patrol`). */
-  recordKind: RecordKind;
+  /** The kind of record the write marks (events and their parts: `event`; patrols, segments and their parts: `patrol`), or an unmarked kind (domain/idempotency/ports.ts). */
+  recordKind: KeyedRecordKind;
   /** The GET route (by name) that renders the record now, or null (a delete: nothing to render). */
   readBack: string | null;
   /** The route's success status, which a re-rendered answer carries. */
   status: number;
-  /** A create: the GET route's parameter that names the new record, from the body's `id` or (`marked`) the marked record. */
-  created?: { param: string; marked: boolean };
+  /**
+   * A create: the GET route's parameter that names the new record, from the body's `id` (unless
+   * `bodyId` is false: the server always chooses the id, and a body's `id` names another record)
+   * or (`marked`) the record stored with the key.
+   */
+  created?: { param: string; marked: boolean; bodyId?: boolean };
+  /**
+   * An update whose path may name the record by something the write changes (a source by its
+   * manufacturer id): a lost answer is re-read with this GET parameter set to the id of the
+   * record stored with the key, instead of the path's.
+   */
+  rereadByRecord?: string;
+  /**
+   * Query parameters that choose what the write does (its target): part of the request's hash,
+   * so that the same key with another target is 422. Absent or empty ones are left out (the
+   * handler reads them so), and a request without any hashes as it did before they counted.
+   */
+  query?: readonly string[];
   /** The handler reads the body itself and calls `beginIdempotent` before writing (uploads). */
   bodyInHandler?: boolean;
 }
 
 /** `idempotent` entries of the route table. */
 export const keyed = {
-  create: (recordKind: RecordKind, readBack: string, param: string, marked = false, bodyInHandler = false): IdempotentRoute => ({ recordKind, readBack, status: 201, created: { param, marked }, bodyInHandler }),
-  update: (recordKind: RecordKind, readBack: string, bodyInHandler = false): IdempotentRoute => ({ recordKind, readBack, status: 200, bodyInHandler }),
-  remove: (recordKind: RecordKind): IdempotentRoute => ({ recordKind, readBack: null, status: 204 }),
+  create: (recordKind: KeyedRecordKind, readBack: string, param: string, marked = false, bodyInHandler = false): IdempotentRoute => ({ recordKind, readBack, status: 201, created: { param, marked }, bodyInHandler }),
+  update: (recordKind: KeyedRecordKind, readBack: string, bodyInHandler = false): IdempotentRoute => ({ recordKind, readBack, status: 200, bodyInHandler }),
+  remove: (recordKind: KeyedRecordKind): IdempotentRoute => ({ recordKind, readBack: null, status: 204 }),
+  /** A create whose id the server always chooses (a body's `id` is ignored): re-read by the record stored with the key. */
+  createWithServerId: (recordKind: KeyedRecordKind, readBack: string, param: string): IdempotentRoute => ({ recordKind, readBack, status: 201, created: { param, marked: true, bodyId: false } }),
 };
 
 export const json = ['json'] as const;

@@ -16,6 +16,8 @@ export interface CatalogDescription {
   tag: string;
   /** Extra fields of the item as served. */
   itemFields: Record<string, JSONSchema>;
+  /** Extra fields some items carry (not required). */
+  optionalItemFields?: Record<string, JSONSchema>;
   /** Extra writable body fields. */
   bodyFields: Record<string, JSONSchema>;
 }
@@ -49,6 +51,7 @@ export function catalogItem(d: CatalogDescription, withSchema = false): JSONSche
     ...d.itemFields,
   };
   const required = Object.keys(fields);
+  Object.assign(fields, d.optionalItemFields);
   if (withSchema) fields.schema = schemaEnvelope;
   return named(withSchema ? `${d.component}WithSchema` : d.component, object(fields, required));
 }
@@ -153,6 +156,9 @@ export const eventTypeDescription: CatalogDescription = {
     is_collection: { type: 'boolean' },
     readonly: { type: 'boolean' },
     version: { const: '2' },
+  },
+  optionalItemFields: {
+    has_events_assigned: { type: 'boolean', description: 'The earthranger profile only (list and detail): at least one event was recorded with this type. Covered by the ETag.' },
   },
   bodyFields: {
     category: str(50, { pattern: '^[A-Za-z0-9_-]*$', description: 'An event category value, or "" for none.' }),

@@ -126,6 +126,7 @@ const observation = named('Observation', object({
 /** An observation of `POST observations`: `source` is a source id or manufacturer id. */
 const postedItem: JSONSchema = named('PostedObservation', object({
   source: str(200, { description: 'A source id or manufacturer id; required (400 when unknown).' }),
+  provider: { type: ['string', 'null'], maxLength: 100, description: 'A provider key or id: picks among sources of several providers sharing the manufacturer id `source` (400 `ambiguous_source` without it).' },
   recorded_at: { type: 'string', format: 'date-time', description: 'ISO 8601 with an offset; required.' },
   location: observationProperties.location!,
   additional: { type: ['object', 'null'], description: 'Kept with the observation as `observation_details`.' },

@@ -78,17 +78,19 @@ const providerWrite = (create: boolean): JSONSchema => object(
   create ? ['provider_key'] : [],
 );
 
-const sourceKey = { id: { description: 'A source id, or a manufacturer id (another tenant\'s: 404).', schema: str(200) } };
+const sourceKey = { id: { description: 'A source id, or a manufacturer id (another tenant\'s: 404; one that several providers\' sources share: 400 `ambiguous_source` unless `provider` picks one).', schema: str(200) } };
+/** Picks among sources of several providers that share the path's manufacturer id. */
+const providerQuery = { provider: str(100, { description: 'A provider key or id: which provider\'s source a shared manufacturer id names.' }) };
 const subjectId = { id: { description: 'Subject id (UUID).', schema: uuid } };
 const withRange = object({ ...(sourceBody.properties as Record<string, JSONSchema>), assigned_range: range, subjectsource_id: uuid });
 
 export const sourceSchemas = {
   list: { summary: 'Sources (needs view_source)', tags: [tag], query: queryParams({ ...pageParams }), responses: { 200: ok(envelope(page(sourceBody))), ...errors(400, ...AUTH_ERRORS, 404) } },
-  get: { summary: 'One source, by id or manufacturer id', tags: [tag], params: sourceKey, responses: { 200: ok(envelope(sourceBody)), ...readErrors() } },
+  get: { summary: 'One source, by id or manufacturer id', tags: [tag], params: sourceKey, query: queryParams(providerQuery), responses: { 200: ok(envelope(sourceBody)), ...readErrors() } },
   create: { summary: 'Creates a source (needs add_source); 409 when its provider has that manufacturer id', tags: [tag], body: { kind: 'json', schema: sourceWrite(true) }, responses: { 201: { description: 'Created.', json: envelope(sourceBody) }, ...writeErrors(), ...errors(409) } },
-  patch: { summary: 'Changes a source (needs change_source)', tags: [tag], params: sourceKey, body: { kind: 'json', schema: sourceWrite(false) }, responses: { 200: ok(envelope(sourceBody)), ...writeErrors() } },
-  remove: { summary: 'Deletes a source with its observations and assignments (needs delete_source)', tags: [tag], params: sourceKey, query: queryParams({ async: { type: 'string', description: 'Accepted and ignored: the deletion is always done before the answer.' } }), responses: { 204: noContent, ...errors(...AUTH_ERRORS, 404) } },
-  subjects: { summary: 'The subjects a source was ever assigned to (newest assignment first)', tags: [tag], params: sourceKey, responses: { 200: ok(envelope(array(subjectDetail))), ...readErrors() } },
+  patch: { summary: 'Changes a source (needs change_source)', tags: [tag], params: sourceKey, query: queryParams(providerQuery), body: { kind: 'json', schema: sourceWrite(false) }, responses: { 200: ok(envelope(sourceBody)), ...writeErrors() } },
+  remove: { summary: 'Deletes a source with its observations and assignments (needs delete_source)', tags: [tag], params: sourceKey, query: queryParams({ ...providerQuery, async: { type: 'string', description: 'Accepted and ignored: the deletion is always done before the answer.' } }), responses: { 204: noContent, ...errors(400, ...AUTH_ERRORS, 404) } },
+  subjects: { summary: 'The subjects a source was ever assigned to (newest assignment first)', tags: [tag], params: sourceKey, query: queryParams(providerQuery), responses: { 200: ok(envelope(array(subjectDetail))), ...readErrors() } },
   ofSubject: { summary: 'The sources a subject was ever assigned, each with its `assigned_range`', tags: [tag], params: subjectId, responses: { 200: ok(envelope(array(withRange))), ...readErrors() } },
   assignmentsOfSubject: { summary: 'A subject\'s assignments', tags: [tag], params: subjectId, responses: { 200: ok(envelope(array(assignment))), ...readErrors() } },
   providers: { summary: 'Source providers (needs view_source)', tags: [tag], query: queryParams({ ...pageParams }), responses: { 200: ok(envelope(page(provider))), ...errors(400, ...AUTH_ERRORS, 404) } },
@@ -101,6 +103,6 @@ export const sourceSchemas = {
     responses: { 200: ok(envelope(page(assignment))), ...errors(400, ...AUTH_ERRORS, 404) },
   },
   createAssignment: { summary: 'Assigns a source to a subject over `assigned_range` (needs change_source)', description: 'An open assignment of the source that started earlier is closed where this one starts (the collar moved); any other overlap with the source\'s assignments is a 409.', tags: [tag], body: { kind: 'json', schema: assignmentWrite(true) }, responses: { 201: { description: 'Created.', json: envelope(assignment) }, ...writeErrors(), ...errors(409) } },
-  patchAssignment: { summary: 'Changes an assignment\'s range or `additional` (needs change_source)', description: 'A range that would overlap another assignment of the source is a 409.', tags: [tag], params: { id: { description: 'Assignment id (UUID).', schema: uuid } }, body: { kind: 'json', schema: assignmentWrite(false) }, responses: { 200: ok(envelope(assignment)), ...writeErrors(), ...errors(409) } },
+  patchAssignment: { summary: 'Changes an assignment\'s range, `subject` or `additional` (needs change_source)', description: 'A range that would overlap another assignment of the source is a 409; another `source` is a 400 (delete and create instead). The fixes it covers, and the last positions of the subjects involved, follow.', tags: [tag], params: { id: { description: 'Assignment id (UUID).', schema: uuid } }, body: { kind: 'json', schema: assignmentWrite(false) }, responses: { 200: ok(envelope(assignment)), ...writeErrors(), ...errors(409) } },
   removeAssignment: { summary: 'Deletes an assignment (needs change_source)', tags: [tag], params: { id: { description: 'Assignment id (UUID).', schema: uuid } }, responses: { 204: noContent, ...errors(...AUTH_ERRORS, 404) } },
 } satisfies Record<string, RouteSchema>;
