@@ -28,7 +28,8 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
           'each page committed with its cursor; deletions arrive; checked against the server per scope.\n' +
           'Tracks (with records): the fixes of the subjects you can see (trackingdata/export; export_observation),\n' +
           'the last 16 days at first, then per source only what is newer; at most 50000 fixes per sync\n' + // sync/pull/tracks.ts WINDOW_DAYS, MAX_POINTS_PER_SYNC
-          '(the rest with the next one). A server without the export is skipped with a note. See `fieldops export tracks`.\n' +
+          '(the rest with the next one). A server without the export is skipped with a note; fixes of subjects you no\n' +
+          'longer see (or all, without export_observation) are removed from the laptop. See `fieldops export tracks`.\n' +
           'Scopes (repeatable, a union, stored in the mirror; a change rebuilds the pulled records, keeping\n' +
           'the outbox): mine, team:<subject group id>, category:<event category>, bbox:<west,south,east,north>,\n' +
           'window:<N>d. Default: open patrols, events and patrols of the last 30 days, subjects, catalogs.\n' +

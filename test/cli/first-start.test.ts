@@ -27,7 +27,7 @@ t.test(`a first start on a port in use loses nothing (${dialect})`, async (t) =>
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', LOG_LEVEL: 'warn' };
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir, LOG_LEVEL: 'warn' };
   const port = await occupiedPort(t);
 
   const busy = await runCli(['serve', '--port', String(port)], { env });

@@ -46,14 +46,14 @@ t.test(`serve --workers 2: realtime sessions on every worker (${dialect})`, asyn
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: PASSWORD };
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD };
   const server = serveProcess(env, ['--workers', '2']);
   t.teardown(async () => {
     server.child.kill('SIGKILL');
     await server.exited;
   });
   const url = await server.url;
-  const cli = (args: string[]) => runCli(['admin', ...args, '--database', db.location], { env: { FIELDOPS_DATA_DIR: db.location + '.data' } });
+  const cli = (args: string[]) => runCli(['admin', ...args, '--database', db.location], { env: { FIELDOPS_DATA_DIR: db.dataDir } });
   t.equal((await cli(['create-tenant', '--name', 'other'])).code, 0);
   t.equal((await cli(['create-user', '--tenant', 'other', '--username', 'outsider', '--password', PASSWORD, '--superuser'])).code, 0);
   const token = await login(url, 'admin');

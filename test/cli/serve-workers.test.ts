@@ -43,7 +43,7 @@ t.test(`serve --workers 2 (${dialect})`, async (t) => {
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const env = {
-    DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: PASSWORD, FIELDOPS_METRICS_TOKEN: METRICS_TOKEN,
+    DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, FIELDOPS_METRICS_TOKEN: METRICS_TOKEN,
     FIELDOPS_PATROL_SWEEP_SECONDS: '1', LOG_LEVEL: 'info',
   };
   const server = serveProcess(env, ['--workers', '2']);
@@ -160,7 +160,7 @@ t.test('the generated admin password is printed once, by the primary', async (t)
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const server = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_WORKERS: '2' });
+  const server = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir, FIELDOPS_WORKERS: '2' });
   const url = await server.url;
   const printed = server.output().match(/admin password \(shown only this once\): (\S+)/g) ?? [];
   t.equal(printed.length, 1, 'one password line');

@@ -37,7 +37,7 @@ t.test(`fieldops serve: first start, second start, graceful shutdown (${dialect}
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data' };
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir };
 
   const first = serve(env);
   const url = await first.ready;

@@ -20,6 +20,11 @@ export interface TestDatabase {
   config: DatabaseConfig;
   /** A connection string or file path, as `--database` takes it. */
   location: string;
+  /**
+   * A folder of its own for the server's files (`FIELDOPS_DATA_DIR`), removed with the database:
+   * beside the SQLite file, or a temporary folder for PostgreSQL (never a path made from the URL).
+   */
+  dataDir: string;
   drop(): Promise<void>;
 }
 
@@ -49,6 +54,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     return {
       config: { dialect: 'sqlite', filename, synchronous: 'NORMAL' },
       location: filename,
+      dataDir: `${filename}.data`,
       drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
     };
   }
@@ -61,10 +67,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-test-data-'));
   return {
     config: { dialect: 'postgres', url: url.toString(), poolMax: 10 },
     location: url.toString(),
+    dataDir,
     drop: async () => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
       const dropper = knexFactory({ client: 'pg', connection: adminUrl });
       try {
         await dropper.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -174,7 +174,7 @@ export interface RealtimeServer {
 export async function startRealtimeServer(t: Test, env: Record<string, string> = {}): Promise<RealtimeServer | null> {
   const db = await createTestDatabaseFor(t);
   if (!db) return null;
-  const dataDir = db.location.startsWith('postgres') ? fs.mkdtempSync(path.join(os.tmpdir(), 'fieldops-realtime-')) : db.location + '.data';
+  const dataDir = db.dataDir;
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const server = serveProcess({ DATABASE_URL: db.location, FIELDOPS_DATA_DIR: dataDir, FIELDOPS_ADMIN_PASSWORD: PASSWORD, FIELDOPS_METRICS_TOKEN: METRICS_TOKEN, ...env });
   t.teardown(async () => {

@@ -62,7 +62,7 @@ export async function startTestServer(t: Test, options: TestServerOptions = {}):
     {
       FIELDOPS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       FIELDOPS_PASSWORD_HASH_COST: String(2 ** 12),
-      FIELDOPS_DATA_DIR: database.config.dialect === 'sqlite' ? database.location + '.data' : `/tmp/fieldops-test-data-${process.pid}`,
+      FIELDOPS_DATA_DIR: database.dataDir,
       LOG_LEVEL: 'info',
       // Every response is checked against the route's described schema (server/http/schemas).
       FIELDOPS_CHECK_RESPONSES: '1',

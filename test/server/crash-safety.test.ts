@@ -12,7 +12,7 @@ t.test(`crash safety under kill -9 (${dialect})`, async (t) => {
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: 'Crash-Test-Pass-1', FIELDOPS_PATROL_SWEEP_SECONDS: '0' };
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir, FIELDOPS_ADMIN_PASSWORD: 'Crash-Test-Pass-1', FIELDOPS_PATROL_SWEEP_SECONDS: '0' };
   const first = serveProcess(env);
   const url = await first.url;
   const login = await fetch(`${url}/oauth2/token/`, { method: 'POST', body: new URLSearchParams({ grant_type: 'password', client_id: 'fieldops-cli', username: 'admin', password: 'Crash-Test-Pass-1' }) });

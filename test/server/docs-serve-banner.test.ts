@@ -9,7 +9,7 @@ t.test(`fieldops serve prints a summary with the docs and metrics URLs (${dialec
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
   const location = db.config.dialect === 'postgres' ? db.location.replace('postgres://postgres@', 'postgres://postgres:secret-pw@') : db.location;
-  const serve = serveProcess({ DATABASE_URL: location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_METRICS_TOKEN: 'scrape-token-0123456789', FIELDOPS_PATROL_SWEEP_SECONDS: '0' });
+  const serve = serveProcess({ DATABASE_URL: location, FIELDOPS_DATA_DIR: db.dataDir, FIELDOPS_METRICS_TOKEN: 'scrape-token-0123456789', FIELDOPS_PATROL_SWEEP_SECONDS: '0' });
   const url = await serve.url;
   t.teardown(() => void serve.child.kill('SIGTERM'));
   await new Promise((resolve) => setTimeout(resolve, 300));

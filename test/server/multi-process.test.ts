@@ -8,7 +8,7 @@ t.test(`two server processes on one database agree on validators (${dialect})`, 
   if (reason) return void t.pass('skipped', { skip: reason });
   const db = await createTestDatabase();
   t.teardown(() => db.drop());
-  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.location + '.data', FIELDOPS_ADMIN_PASSWORD: 'Two-Processes-Pass-1', FIELDOPS_TRUST_PROXY: 'true', FIELDOPS_PATROL_SWEEP_SECONDS: '1' };
+  const env = { DATABASE_URL: db.location, FIELDOPS_DATA_DIR: db.dataDir, FIELDOPS_ADMIN_PASSWORD: 'Two-Processes-Pass-1', FIELDOPS_TRUST_PROXY: 'true', FIELDOPS_PATROL_SWEEP_SECONDS: '1' };
   const first = serveProcess(env);
   const firstUrl = await first.url;
   const second = serveProcess(env);

@@ -66,7 +66,7 @@ t.test(`two server processes share one atomic count (${dialect})`, async (t) => 
   t.teardown(() => db.drop());
   const env = {
     DATABASE_URL: db.location,
-    FIELDOPS_DATA_DIR: db.location + '.data',
+    FIELDOPS_DATA_DIR: db.dataDir,
     FIELDOPS_ADMIN_PASSWORD: 'Two-Processes-Pass-1',
     FIELDOPS_THROTTLE_PER_USERNAME: '5',
     FIELDOPS_THROTTLE_PER_ADDRESS: '1000',
