@@ -4,6 +4,7 @@ import type { TrackService } from './domain/tracks/service.js';
 import type { EventExportService } from './domain/events/export.js';
 import type { MessageService } from './domain/messages/service.js';
 import type { FeatureService } from './domain/features/service.js';
+import type { EventUsageService } from './domain/events/usage.js';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { TusUploads } from './storage/tus/server.js';
@@ -17,6 +18,7 @@ import type { ApiProfile, EventType, PatrolType } from './domain/model.js';
 import type { EventCategoryService } from './domain/event-types/categories.js';
 import type { EventTypeMigrationService } from './domain/event-types/migration.js';
 import type { EventTypeV1Service } from './domain/event-types/v1.js';
+import type { SchemaLifecycleService } from './domain/catalog/lifecycle.js';
 import type { PatrolService } from './domain/patrols/service.js';
 import type { PatrolNoteService } from './domain/patrols/notes.js';
 import type { PatrolFileService } from './domain/patrols/files.js';
@@ -61,6 +63,8 @@ export interface Services {
   eventCategories: EventCategoryService;
   eventTypesV1: EventTypeV1Service;
   eventTypeMigration: EventTypeMigrationService;
+  /** Issue 28: as-of, restore, drafts and publish of v2 event types. */
+  schemaLifecycle: SchemaLifecycleService;
   patrols: PatrolService;
   patrolNotes: PatrolNoteService;
   patrolFiles: PatrolFileService;
@@ -107,6 +111,8 @@ export interface Services {
   eventExports: EventExportService;
   messages: MessageService;
   features: FeatureService;
+  /** Issue 28: usage summaries of stored event details. */
+  eventUsage: EventUsageService;
   /** JSON and text bodies larger than this are compressed (FIELDOPS_COMPRESS_MIN_BYTES; default 1024). */
   compressMinBytes?: number;
 }

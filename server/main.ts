@@ -1,3 +1,5 @@
+import { SchemaLifecycleService } from './domain/catalog/lifecycle.js';
+import { EventUsageService } from './domain/events/usage.js';
 import type { Socket } from 'node:net';
 import { openSubjectSide } from './subject-side-wiring.js';
 import type { Logger } from 'pino';
@@ -140,6 +142,8 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     eventCategories: new EventCategoryService({ store, clock }),
     eventTypesV1: new EventTypeV1Service({ store, clock }),
     eventTypeMigration: new EventTypeMigrationService({ store, clock, eventTypes }),
+    schemaLifecycle: new SchemaLifecycleService({ store, eventTypes, choices }),
+    eventUsage: new EventUsageService({ store, eventTypes }),
     patrols,
     patrolNotes: new PatrolNoteService({ store, clock, patrols }),
     events: new EventService({ store, clock, choices, files, removals: fileSweeper, maxFileBytes: config.maxFileBytes }),

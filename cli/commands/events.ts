@@ -6,6 +6,7 @@ import type { NewEventOptions } from '../record/event-new.js';
 import type { CliIo } from '../main.js';
 import { toolVersion } from '../version.js';
 import { clientAction, withCommonOptions } from './common.js';
+import { registerEventValidateCommand } from './events-validate.js';
 
 const FORMAT_NAMES: FormatName[] = ['stylish', 'json', 'sarif', 'junit', 'github'];
 const integer = (raw: string) => Number(raw);
@@ -18,6 +19,7 @@ interface NewOptions extends NewEventOptions {
 export function registerEventsCommands(program: Command, io: CliIo): void {
   const events = program.command('events').description('record events offline, import datasheets, and read pulled events');
   registerEventStateCommand(events, io);
+  registerEventValidateCommand(events, io);
 
   withCommonOptions(events.command('new').description('record one event offline (queued in the outbox; `fieldops push` sends it)'))
     .requiredOption('--type <value>', 'the v2 event type (from the mirror)')

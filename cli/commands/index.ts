@@ -15,6 +15,7 @@ import { registerWhoamiCommand } from './whoami.js';
 import { registerOfflineWriteCommands } from './offline-write.js';
 import { registerVerifyCommand } from './verify.js';
 import { registerExportCommand } from './export.js';
+import { registerSchemaCommands } from './schema.js';
 
 export function registerClientCommands(program: Command, io: CliIo): void {
   registerLoginCommand(program, io);
@@ -31,4 +32,5 @@ export function registerClientCommands(program: Command, io: CliIo): void {
   registerOfflineWriteCommands(program, io);
   registerVerifyCommand(program, io);
   registerExportCommand(program, io);
+  registerSchemaCommands(program, io);
 }

@@ -82,6 +82,8 @@ export function registerSyncCommand(program: Command, io: CliIo): void {
               } finally {
                 await display.stop();
               }
+              // Issue 28: after the catalog pull; at most one request per 200 types (cli/commands/usage-steps.ts).
+              await (await import('./usage-steps.js')).refreshUsageStep(ctx, connection, store, report);
               const feedReport = records ? await feed.runFeedStep(ctx, connection, { scopes, reset: options.reset, repair: true }, stores) : null;
               // Server tracks are records too: pulled once the mirror pulls records.
               const tracks = records ? await (await import('./track-steps.js')).runTrackStep(ctx, connection, knex) : null;

@@ -25,9 +25,15 @@ export interface LintFinding {
   column: number;
   severity: 'error' | 'warning';
   code: string;
-  category: IssueCategory;
+  /** `compatibility`: a finding of `--against` (the breaking-change lint, issue 28). */
+  category: IssueCategory | 'compatibility';
   message: string;
   hints: string[];
+  /** `--against` findings: stored events the change hurts (a lower bound when `affected_at_least`). */
+  affected_events?: number;
+  affected_at_least?: boolean;
+  /** `--allow-breaking`: the break was allowed, with this reason (the finding is then a warning). */
+  allowed?: { reason: string };
 }
 
 export type ContentKind = 'document' | 'type' | 'types' | 'bundle' | 'v1' | 'unrecognised' | 'invalid-json';
@@ -68,7 +74,7 @@ export function classify(value: unknown): { kind: ContentKind; documents: string
 }
 
 /** Native JSON.parse first (fast); the toolkit's positioned parser only to report a syntax error. */
-function parse(text: string): { ok: true; value: unknown } | { ok: false; issue: SchemaIssue } {
+export function parseLintJson(text: string): { ok: true; value: unknown } | { ok: false; issue: SchemaIssue } {
   try {
     return { ok: true, value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
   } catch {
@@ -77,7 +83,7 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false; issue:
 }
 
 export function lintText(text: string, options: LintOptions): FileLint {
-  const parsed = parse(text);
+  const parsed = parseLintJson(text);
   // v1 documents with template tags (`"enum": {{enum___x___values}}`) are not JSON until rendered.
   if (!parsed.ok && parseV1(text).schema === null) {
     const { issue } = parsed;
@@ -116,7 +122,7 @@ export function lintText(text: string, options: LintOptions): FileLint {
   return { kind: found.kind, documents: found.documents, findings };
 }
 
-function locate(locator: ReturnType<typeof createPointerLocator>, pointer: string): { line: number; column: number } {
+export function locate(locator: ReturnType<typeof createPointerLocator>, pointer: string): { line: number; column: number } {
   const location = locator(pointer);
   if (!location) return { line: 1, column: 1 };
   // A member's name is where a reader looks for it (`"minimum": 5` rather than `5`).

@@ -1,4 +1,5 @@
 /** The result of a lint run, as every output format reads it. */
+import type { AgainstResult } from './against.js';
 import type { FileLint, LintFinding } from './lint-file.js';
 
 export interface FileReport extends FileLint {
@@ -10,6 +11,8 @@ export interface LintReport {
   files: FileReport[];
   /** Where choice references were checked against, if anywhere. */
   choiceSource: string | null;
+  /** `--against`: what the documents were compared with, the breaks allowed, information lines. */
+  against?: AgainstResult;
 }
 
 export interface LintSummary {

@@ -23,6 +23,9 @@ import * as fileUploads from './20261128_0103_file_uploads.js';
 import * as subjectSide from './20261129_0101_subject_side.js';
 import * as lastLoginIndex from './20261129_0102_last_login_index.js';
 import * as subjectStatusClearedPosition from './20261129_0301_subject_status_cleared_position.js';
+import * as schemaDrafts from './20261130_0101_schema_drafts.js';
+import * as eventDetailUsage from './20261130_0102_event_detail_usage.js';
+import * as eventSchemaRevision from './20261130_0103_event_schema_revision.js';
 
 /**
  * The server's migrations, in order. Append only: a migration that has run anywhere is never
@@ -53,4 +56,7 @@ export const serverMigrations: ReadonlyArray<{ name: string; migration: Knex.Mig
   { name: '20261129_0101_subject_side', migration: subjectSide },
   { name: '20261129_0102_last_login_index', migration: lastLoginIndex },
   { name: '20261129_0301_subject_status_cleared_position', migration: subjectStatusClearedPosition },
+  { name: '20261130_0101_schema_drafts', migration: schemaDrafts },
+  { name: '20261130_0102_event_detail_usage', migration: eventDetailUsage },
+  { name: '20261130_0103_event_schema_revision', migration: eventSchemaRevision },
 ];

@@ -141,19 +141,7 @@ export function choiceLookupFrom(choices: ChoicesByField): ChoiceLookup {
  */
 export async function resolveChoiceLookup(documents: readonly unknown[], resolver: ChoiceResolver): Promise<ChoiceLookup> {
   const requests = new Map<string, string>();
-  for (const doc of documents) {
-    const json = isJsonObject(doc) ? doc.json : undefined;
-    forEachSchema(json, '/json', (schema) => {
-      for (const keyword of ['anyOf', 'oneOf']) {
-        const list = schema[keyword];
-        if (!Array.isArray(list)) continue;
-        for (const entry of list) {
-          if (!isJsonObject(entry) || typeof entry.$ref !== 'string') continue;
-          for (const field of parseChoiceReference(entry.$ref)?.fields ?? []) if (!requests.has(field)) requests.set(field, entry.$ref);
-        }
-      }
-    });
-  }
+  for (const doc of documents) forEachChoiceReference(doc, (field, ref) => { if (!requests.has(field)) requests.set(field, ref); });
   const resolved = new Map<string, Array<{ value: string; display: string }>>();
   for (const [field, url] of requests) {
     try {
@@ -164,4 +152,19 @@ export async function resolveChoiceLookup(documents: readonly unknown[], resolve
     }
   }
   return (list) => resolved.get(list) ?? null;
+}
+
+/** Every choice list a `{json, ui}` document's `anyOf`/`oneOf` `choices.json` references name, with the reference, in order of appearance. */
+export function forEachChoiceReference(document: unknown, visit: (field: string, ref: string) => void): void {
+  const json = isJsonObject(document) ? document.json : undefined;
+  forEachSchema(json, '/json', (schema) => {
+    for (const keyword of ['anyOf', 'oneOf']) {
+      const list = schema[keyword];
+      if (!Array.isArray(list)) continue;
+      for (const entry of list) {
+        if (!isJsonObject(entry) || typeof entry.$ref !== 'string') continue;
+        for (const field of parseChoiceReference(entry.$ref)?.fields ?? []) visit(field, entry.$ref);
+      }
+    }
+  });
 }

@@ -34,10 +34,14 @@ import { KnexTrackRepository } from './repositories/tracks.js';
 import { KnexEventRelationshipRepository } from './repositories/event-relationships.js';
 import { KnexMessageRepository } from './repositories/messages.js';
 import { KnexFeatureRepository } from './repositories/features.js';
+import { KnexEventUsageRepository } from './repositories/event-usage.js';
+import { KnexCatalogDraftRepository } from './repositories/catalog-drafts.js';
+import { NO_USAGE_TALLY, UsageTally } from '../domain/events/usage-deltas.js';
 
 // `changes`: where this transaction's writes mark the records they touch (NO_TRANSACTION outside one).
 // `tracked` (outside a transaction only): a tracked transaction of its own, for the patrol create's fast paths.
-function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot?: HotReads, tracked?: TrackedTransaction): Repositories {
+// `usage`: where this transaction's event writes add their usage deltas (applied before its commit).
+function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot?: HotReads, tracked?: TrackedTransaction, usage?: UsageTally): Repositories {
   return {
     catalog: translated(new KnexCatalogRepository(db, dialect, hot)),
     patrols: translated(new KnexPatrolRepository(db, dialect, changes, tracked)),
@@ -55,7 +59,7 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
     sensors: translated(new KnexSensorRepository(db, dialect)),
     observations: translated(new KnexObservationRepository(db, dialect)),
     sensorSubjects: translated(new KnexSensorSubjectRepository(db, changes)),
-    events: translated(new KnexEventRepository(db, dialect, changes)),
+    events: translated(new KnexEventRepository(db, dialect, changes, usage ?? NO_USAGE_TALLY)),
     eventNotes: translated(new KnexEventNoteRepository(db, changes)),
     siteMaps: translated(new KnexSiteMapRepository(db)),
     sync: translated(new KnexSyncRepository(db, dialect, changes)),
@@ -67,6 +71,8 @@ function repositoriesFor(db: Executor, dialect: Dialect, changes: ChangeSet, hot
     eventRelationships: translated(new KnexEventRelationshipRepository(db, dialect, changes)),
     messages: translated(new KnexMessageRepository(db, dialect, changes)),
     features: translated(new KnexFeatureRepository(db, dialect, changes)),
+    eventUsage: translated(new KnexEventUsageRepository(db, dialect)),
+    catalogDrafts: translated(new KnexCatalogDraftRepository(db)),
   };
 }
 
@@ -94,8 +100,12 @@ export function createStore(database: Database, hot?: HotReads, hooks?: StoreHoo
     let hooked = false;
     const result = await knex.transaction(async (trx) => {
       const changes = transactionChangeSet();
-      const repos = repositoriesFor(trx, database.dialect, changes);
+      const usage = new UsageTally();
+      const repos = repositoriesFor(trx, database.dialect, changes, undefined, undefined, usage);
       const result = await work(trx, changes, repos);
+      // The usage counts of every event written, once, sorted (usage-deltas.ts UsageTally): the
+      // first pre-commit step, so its row locks come in one order in every transaction.
+      await new KnexEventUsageRepository(trx).applyTally(usage);
       if (hooks && (changes.marked().length > 0 || hooks.withoutMarks?.())) {
         await hooks.beforeCommit(repos, changes, trx);
         hooked = true;

@@ -76,6 +76,12 @@ export class PreconditionFailedError extends DomainError {
   readonly status = 412;
 }
 
+/** Issue 28: a write that requires `If-Match` was sent without it (428, RFC 6585 §3). */
+export class PreconditionRequiredError extends DomainError {
+  readonly code = 'precondition_required';
+  readonly status = 428;
+}
+
 export class PayloadTooLargeError extends DomainError {
   readonly code = 'payload_too_large';
   readonly status = 413;

@@ -135,6 +135,8 @@ export interface RevisionEntry {
   username: string | null;
   updatedFields: Record<string, unknown> | null;
   snapshot: Record<string, unknown> | null;
+  /** Issue 28: why this revision was written (a restore, a publish and the breaks it allowed); absent on ordinary writes. */
+  note?: string | null;
 }
 
 export interface Subject {

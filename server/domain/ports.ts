@@ -1,3 +1,5 @@
+import type { EventUsageRepository } from './events/usage-ports.js';
+import type { CatalogDraftRepository } from './catalog/draft-ports.js';
 import type { SubjectSourceRepository } from './subjects/sources-ports.js';
 import type { TrackRepository } from './tracks/ports.js';
 import type { EventRelationshipRepository } from './events/relationship-ports.js';
@@ -123,6 +125,10 @@ export interface CatalogRepository {
   bump(tenantId: string, catalog: CatalogName, at: number): Promise<void>;
   appendRevision(entry: Omit<RevisionEntry, 'sequence'>): Promise<RevisionEntry>;
   revisions(tenantId: string, catalog: CatalogName, itemId: string, offset: number, limit: number): Promise<{ total: number; entries: RevisionEntry[] }>;
+  /** Issue 28: the item's history entries with sequence ≤ `upTo`, ascending (for foldRevisions). */
+  revisionsUpTo(tenantId: string, catalog: CatalogName, itemId: string, upTo: number): Promise<RevisionEntry[]>;
+  /** Issue 28: the item's latest history sequence (0 when it has none). */
+  latestSequence(tenantId: string, catalog: CatalogName, itemId: string): Promise<number>;
 }
 
 export interface CatalogFilter {
@@ -244,6 +250,10 @@ export interface Repositories {
   messages: MessageRepository;
   /** Issue 27: spatial feature sets. */
   features: FeatureRepository;
+  /** Issue 28: per-type usage summaries of stored event details. */
+  eventUsage: EventUsageRepository;
+  /** Issue 28: schema drafts, never read by item reads. */
+  catalogDrafts: CatalogDraftRepository;
 }
 
 /** Runs `work` in one transaction; the repositories it receives are bound to it. */

@@ -31,6 +31,8 @@ export function presentRevision(entry: RevisionEntry) {
     // CONTRACT §11: the list of changed keys in every profile; their values under `changes`.
     ...(entry.updatedFields ? { updated_fields: Object.keys(entry.updatedFields), changes: entry.updatedFields } : { snapshot: entry.snapshot }),
     sequence: entry.sequence,
+    // Issue 28: a restore's or a publish's note (allowed breaks with reasons), only when present.
+    ...(entry.note ? { note: entry.note } : {}),
   };
 }
 

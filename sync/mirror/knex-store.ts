@@ -4,8 +4,9 @@ import { checkpointRow, contentHash, itemLabel, itemRow, toCheckpoint, toMirrorI
 import {
   emptySummary, ITEM_RESOURCES,
   type ApiRecord, type ApplyInput, type ApplyProgress, type ChangeSummary, type Checkpoint, type ItemResource, type MirrorItem,
-  type MirrorMeta, type MirrorStore, type ResourceName, type ResourceUpdate,
+  type KeptUsage, type MirrorMeta, type MirrorStore, type ResourceName, type ResourceUpdate,
 } from './store.js';
+import type { UsageSummary } from '../../schema/compat/types.js';
 
 const CHUNK = 250;
 
@@ -26,7 +27,7 @@ export class KnexMirrorStore implements MirrorStore {
   async apply(input: ApplyInput, onProgress?: ApplyProgress): Promise<Partial<Record<ResourceName, ChangeSummary>>> {
     return this.knex.transaction(async (trx) => {
       if (input.reset) {
-        for (const table of [...ITEM_RESOURCES, 'documents', 'checkpoints']) await trx(table).delete();
+        for (const table of [...ITEM_RESOURCES, 'documents', 'checkpoints', 'usage_summaries', 'usage_checks']) await trx(table).delete();
       }
       for (const [key, value] of Object.entries(input.meta)) {
         if (value === null) await trx('mirror_meta').where({ key }).delete();
@@ -89,6 +90,28 @@ export class KnexMirrorStore implements MirrorStore {
   async document(name: 'trackedby'): Promise<unknown | null> {
     const row = await this.knex('documents').where({ name }).first('body');
     return row ? JSON.parse(row.body) : null;
+  }
+
+  async usageSummaries(eventTypes: readonly string[]): Promise<KeptUsage[]> {
+    const kept: KeptUsage[] = [];
+    for (let i = 0; i < eventTypes.length; i += CHUNK) {
+      const rows = await this.knex('usage_summaries').whereIn('event_type', eventTypes.slice(i, i + CHUNK)).select('*');
+      for (const row of rows) kept.push({ eventType: row.event_type, summary: JSON.parse(row.summary), fetchedAt: row.fetched_at, etag: row.etag ?? null });
+    }
+    return kept;
+  }
+
+  async usageCheckedAt(): Promise<string | null> {
+    const row = await this.knex('usage_checks').where({ scope: 'all' }).first('checked_at');
+    return row?.checked_at ?? null;
+  }
+
+  async keepUsageSummaries(input: { summaries: readonly UsageSummary[]; fetchedAt: string; etag: string | null; checkedAt: string }): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const rows = input.summaries.map((s) => ({ event_type: s.event_type, summary: JSON.stringify(s), fetched_at: input.fetchedAt, etag: input.etag }));
+      for (let i = 0; i < rows.length; i += CHUNK) await trx('usage_summaries').insert(rows.slice(i, i + CHUNK)).onConflict('event_type').merge();
+      await trx('usage_checks').insert({ scope: 'all', checked_at: input.checkedAt }).onConflict('scope').merge();
+    });
   }
 
   close(): Promise<void> {

@@ -8,6 +8,8 @@
  * killed mid-sync) therefore sees the old mirror or the new one, never a mix.
  */
 
+import type { UsageSummary } from '../../schema/compat/types.js';
+
 export const RESOURCES = ['patrol_types', 'event_types', 'choices', 'trackedby'] as const;
 export type ResourceName = (typeof RESOURCES)[number];
 export type ItemResource = Exclude<ResourceName, 'trackedby'>;
@@ -89,7 +91,21 @@ export interface MirrorStore {
   items(resource: ItemResource): Promise<MirrorItem[]>;
   itemsByValue(resource: ItemResource, value: string): Promise<MirrorItem[]>;
   document(name: 'trackedby'): Promise<unknown | null>;
+  /** Issue 28: the usage summaries kept for these event type values (absent ones are not returned). */
+  usageSummaries(eventTypes: readonly string[]): Promise<KeptUsage[]>;
+  /** When the server's usage summaries were last asked for (answered or not offered); null: never. */
+  usageCheckedAt(): Promise<string | null>;
+  /** Keeps (replaces) these summaries and records `checkedAt`, in one transaction. */
+  keepUsageSummaries(input: { summaries: readonly UsageSummary[]; fetchedAt: string; etag: string | null; checkedAt: string }): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A usage summary as the mirror keeps it (`lint --against mirror` reads it offline). */
+export interface KeptUsage {
+  eventType: string;
+  summary: UsageSummary;
+  fetchedAt: string;
+  etag: string | null;
 }
 
 export const emptySummary = (): ChangeSummary => ({ added: [], updated: [], removed: [], deactivated: [], reactivated: [] });

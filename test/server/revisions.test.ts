@@ -36,7 +36,8 @@ function write(method: string, body: unknown, token: string, headers: Record<str
 }
 
 /** The keys of a fieldops body without `revision`: what the earthranger payload must show. */
-const withoutRevision = (body: Json) => Object.keys(body).filter((key) => key !== 'revision').sort();
+// `revision` and (events, issue 28) `schema_revision` are fieldops-profile only.
+const withoutRevision = (body: Json) => Object.keys(body).filter((key) => key !== 'revision' && key !== 'schema_revision').sort();
 
 t.test(`revisions in bodies and on the feed; rule 8; Fieldops-Base-Revision (${dialect})`, async (t) => {
   const fx = await startFeedServer(t);

@@ -21,6 +21,12 @@ const RULES: Record<string, string> = {
   schema_rendering_error: 'A choice source answered something that is not a list of choices.',
   v1_template_error: 'A v1 template tag is malformed.',
   migration_warning: 'v1 to v2 migration could not carry something over exactly.',
+  'breaking/removed-field': 'A field that stored events hold was removed.',
+  'breaking/removed-choice': 'A choice value that stored events hold was removed.',
+  'breaking/narrowed-type': 'A type or constraint was narrowed: stored values no longer validate.',
+  'breaking/required-added': 'A field was made required that stored events lack.',
+  'breaking/renamed-value': 'The event type\'s value was renamed: stored events keep the old one.',
+  'compat/no-usage-summary': 'No usage summary was kept for the type: the schemas were compared without what stored events hold.',
 };
 
 export const sarif: Formatter = (report, { toolVersion }) => {
@@ -50,6 +56,9 @@ export const sarif: Formatter = (report, { toolVersion }) => {
             logicalLocations: [{ fullyQualifiedName: f.pointer || '/', kind: 'member' }],
           },
         ],
+        ...(f.affected_events !== undefined || f.allowed
+          ? { properties: { ...(f.affected_events !== undefined ? { affectedEvents: f.affected_events, affectedAtLeast: Boolean(f.affected_at_least) } : {}), ...(f.allowed ? { allowedReason: f.allowed.reason } : {}) } }
+          : {}),
         // Stable across line moves: the same problem at the same pointer is the same alert.
         partialFingerprints: { 'fieldopsPointer/v1': createHash('sha256').update(`${file.path}\n${f.code}\n${f.pointer}`).digest('hex').slice(0, 32) },
       };
@@ -63,7 +72,7 @@ export const sarif: Formatter = (report, { toolVersion }) => {
         tool: { driver: { name: 'fieldops', semanticVersion: toolVersion, version: toolVersion, rules } },
         originalUriBaseIds: { SRCROOT: { uri: pathToFileURL(cwd + path.sep).href } },
         columnKind: 'utf16CodeUnits',
-        invocations: [{ executionSuccessful: true }],
+        invocations: [{ executionSuccessful: true, ...(report.against ? { properties: { against: report.against.source, allowedBreaks: report.against.allowed } } : {}) }],
         results,
       },
     ],

@@ -20,6 +20,7 @@ const toRevision = (row: Row): RevisionEntry => ({
   username: (row.username as string | null) ?? null,
   updatedFields: parseJsonColumn<Record<string, unknown> | null>(row.updated_fields, null),
   snapshot: parseJsonColumn<Record<string, unknown> | null>(row.snapshot, null),
+  note: (row.note as string | null | undefined) ?? null,
 });
 
 export class KnexCatalogRepository implements CatalogRepository {
@@ -66,8 +67,20 @@ export class KnexCatalogRepository implements CatalogRepository {
       username: entry.username,
       updated_fields: entry.updatedFields === null ? null : jsonColumn(entry.updatedFields),
       snapshot: entry.snapshot === null ? null : jsonColumn(entry.snapshot),
+      // Issue 28: only when there is one, so that ordinary writes' rows look as before.
+      ...(entry.note ? { note: entry.note } : {}),
     });
     return { ...entry, sequence };
+  }
+
+  async revisionsUpTo(tenantId: string, catalog: CatalogName, itemId: string, upTo: number): Promise<RevisionEntry[]> {
+    const rows = await this.db('catalog_revisions').where({ tenant_id: tenantId, catalog, item_id: itemId }).andWhere('sequence', '<=', upTo).orderBy('sequence', 'asc');
+    return rows.map(toRevision);
+  }
+
+  async latestSequence(tenantId: string, catalog: CatalogName, itemId: string): Promise<number> {
+    const row = await this.db('catalog_revisions').max({ last: 'sequence' }).where({ tenant_id: tenantId, catalog, item_id: itemId }).first();
+    return Number(row?.last ?? 0);
   }
 
   async revisions(tenantId: string, catalog: CatalogName, itemId: string, offset: number, limit: number) {

@@ -7,6 +7,7 @@ import { fromDbMillis } from '../time.js';
 import { applyEventFilter } from './events-filter.js';
 import { queueRemovals } from './stored-files.js';
 import type { ChangeSet } from '../../domain/sync/ports.js';
+import { type DetailsOf, type UsageSink, usageDeltas } from '../../domain/events/usage-deltas.js';
 
 type Row = Record<string, unknown>;
 
@@ -29,10 +30,15 @@ export const toEvent = (row: Row): EventRecord => ({
   updatedAt: fromDbMillis(row.updated_at),
   serialNumber: Number(row.serial_number),
   revision: Number(row.revision),
+  schemaRevision: nullableNumber(row.schema_revision),
 });
 
-/** The columns a write sets (serial number and revision are the repository's to manage). */
-export const eventRow = (event: ActivityEvent): Row => ({
+/**
+ * The columns a write sets (serial number and revision are the repository's to manage).
+ * `schema_revision` only when the event carries it (EventWrite): absent, an insert leaves it
+ * null and an update leaves it as stored.
+ */
+export const eventRow = (event: ActivityEvent & { schemaRevision?: number | null }): Row => ({
   id: event.id,
   tenant_id: event.tenantId,
   event_type: event.eventType,
@@ -47,6 +53,7 @@ export const eventRow = (event: ActivityEvent): Row => ({
   created_by_client_id: event.createdByClientId,
   created_at: event.createdAt,
   updated_at: event.updatedAt,
+  ...(event.schemaRevision !== undefined ? { schema_revision: event.schemaRevision } : {}),
 });
 
 export const toEventFile = (row: Row): EventFileRecord => ({
@@ -67,13 +74,30 @@ export const toEventFile = (row: Row): EventFileRecord => ({
 /**
  * Events and their files; every read is scoped by tenant. Every write marks the event on the
  * sync feed (a delete also the patrols whose segments it was linked to: their bodies list it).
+ * insert, update and delete add what they change in `event_detail_usage` (issue 28) to the
+ * transaction's usage tally, applied before its commit: they are the only writers of
+ * `events.event_type`/`event_details` (touch and the serial write neither).
  */
 export class KnexEventRepository implements EventRepository {
   constructor(
     private readonly db: Executor,
     private readonly dialect: Dialect,
     private readonly changes: ChangeSet,
+    /** The transaction's usage tally: written once before its commit (store.ts), never here. */
+    private readonly usage: UsageSink,
   ) {}
+
+  /**
+   * The stored type and details, read before a change; on PostgreSQL the row stays locked until the
+   * transaction ends, so a concurrent writer of the same event cannot slip between this read and
+   * the write (its usage difference would then be computed from a stale row).
+   */
+  private async storedDetails(tenantId: string, id: string): Promise<DetailsOf | null> {
+    const query = this.db('events').select('event_type', 'event_details').where({ tenant_id: tenantId, id });
+    if (this.dialect === 'postgres') query.forUpdate();
+    const row = await query.first();
+    return row ? { eventType: row.event_type as string, details: parseJsonColumn<Record<string, unknown>>(row.event_details, {}) } : null;
+  }
 
   /**
    * The provisional serial must not collide with another uncommitted create: on PostgreSQL it is
@@ -84,6 +108,7 @@ export class KnexEventRepository implements EventRepository {
     this.changes.mark('event', event.tenantId, event.id);
     const provisional = this.dialect === 'postgres' ? this.db.raw('-pg_backend_pid()') : -1;
     await this.db('events').insert({ ...eventRow(event), serial_number: provisional, revision: 1 });
+    this.usage.add(event.tenantId, usageDeltas(null, { eventType: event.eventType, details: event.eventDetails }));
   }
 
   async assignSerialNumber(tenantId: string, id: string): Promise<number> {
@@ -103,11 +128,14 @@ export class KnexEventRepository implements EventRepository {
   async update(event: ActivityEvent, expectedRevision?: number): Promise<boolean> {
     this.changes.mark('event', event.tenantId, event.id);
     const { id, tenant_id, created_at, ...changes } = eventRow(event);
+    const before = await this.storedDetails(event.tenantId, event.id);
     const query = this.db('events').where({ id, tenant_id });
     if (expectedRevision !== undefined) query.andWhere('revision', expectedRevision);
     const count = await query.update({ ...changes, revision: this.db.raw('revision + 1') });
-    if (Number(count) === 1) await this.touchRelated(event.tenantId, event.id, event.updatedAt);
-    return Number(count) === 1;
+    if (Number(count) !== 1) return false;
+    this.usage.add(event.tenantId, usageDeltas(before, { eventType: event.eventType, details: event.eventDetails }));
+    await this.touchRelated(event.tenantId, event.id, event.updatedAt);
+    return true;
   }
 
   /**
@@ -138,7 +166,10 @@ export class KnexEventRepository implements EventRepository {
     await this.touchRelated(tenantId, id, Date.now());
     await this.db('event_relationships').where({ tenant_id: tenantId }).andWhere((q) => q.where('from_event_id', id).orWhere('to_event_id', id)).delete();
     await this.db('segment_events').where({ tenant_id: tenantId, event_id: id }).delete();
-    return Number(await this.db('events').where({ tenant_id: tenantId, id }).delete()) === 1;
+    const before = await this.storedDetails(tenantId, id);
+    if (Number(await this.db('events').where({ tenant_id: tenantId, id }).delete()) !== 1) return false;
+    this.usage.add(tenantId, usageDeltas(before, null));
+    return true;
   }
 
   /** Ordered by the filter's sort (newest time first by default), then id; only events linked to `segmentId` when given. */

@@ -129,8 +129,22 @@ export class CatalogService<T extends CatalogItem> {
     return item;
   }
 
-  /** Applies the fields present to an item inside the caller's transaction; unchanged → untouched. */
-  async updateWithin(repos: Repositories, ctx: RequestContext, current: T, fields: Partial<T>, now: number): Promise<T> {
+  /**
+   * Issue 28: a write of one item that the caller computes (restore, publish), in this catalog's
+   * write transaction: change permission, catalog lock, If-Match (when given), then `work`, which
+   * writes through updateWithin; the version moves only when a row of the catalog was written.
+   */
+  async writeItem<R>(ctx: RequestContext, key: string, precondition: Precondition | undefined, work: (repos: Repositories, current: T, now: number) => Promise<R>): Promise<R> {
+    const { tenantId } = requirePermission(ctx, this.kind.permissions.change);
+    return this.write(tenantId, async (repos, now) => {
+      const current = await this.find(repos, tenantId, key, true);
+      this.checkIfMatch(current, precondition);
+      return work(repos, current, now);
+    });
+  }
+
+  /** Applies the fields present to an item inside the caller's transaction; unchanged → untouched. `note` goes to the history entry (issue 28). */
+  async updateWithin(repos: Repositories, ctx: RequestContext, current: T, fields: Partial<T>, now: number, note?: string): Promise<T> {
     if (fields.value !== undefined && fields.value !== current.value) await this.assertValueFree(repos, current.tenantId, fields.value, current.id);
     const next: T = { ...current, ...presentOnly(fields) };
     const changed = this.kind.tracked.filter(({ field }) => JSON.stringify(current[field]) !== JSON.stringify(next[field]));
@@ -138,7 +152,7 @@ export class CatalogService<T extends CatalogItem> {
     await this.kind.check?.(repos, current.tenantId, next);
     const saved: T = { ...next, revision: current.revision + 1, updatedAt: Math.max(now, current.updatedAt + 1) };
     await this.kind.repository(repos).update(saved);
-    await this.record(repos, ctx, saved, 'updated', saved.updatedAt, changed.map(({ field }) => field));
+    await this.record(repos, ctx, saved, 'updated', saved.updatedAt, changed.map(({ field }) => field), note);
     return saved;
   }
 
@@ -153,6 +167,8 @@ export class CatalogService<T extends CatalogItem> {
       const current = await this.find(repos, tenantId, key, true);
       this.checkIfMatch(current, precondition);
       await this.kind.repository(repos).delete(tenantId, current.id);
+      // Issue 28: a draft never outlives its item (drafts are keyed by catalog and item id).
+      await repos.catalogDrafts.delete(tenantId, this.kind.catalog, current.id);
     });
   }
 
@@ -208,7 +224,7 @@ export class CatalogService<T extends CatalogItem> {
     }
   }
 
-  private async record(repos: Repositories, ctx: RequestContext, item: T, action: RevisionEntry['action'], time: number, changed: string[] | null) {
+  private async record(repos: Repositories, ctx: RequestContext, item: T, action: RevisionEntry['action'], time: number, changed: string[] | null, note?: string) {
     const user = ctx.principal ? actingUser(ctx.principal) : null;
     const pick = (fields: ReadonlyArray<{ field: keyof T & string; apiName: string }>) =>
       Object.fromEntries(fields.map(({ field, apiName }) => [apiName, field === 'schema' ? JSON.parse(item.schema) : item[field]]));
@@ -223,6 +239,7 @@ export class CatalogService<T extends CatalogItem> {
       username: user?.username ?? null,
       updatedFields: changed ? pick(this.kind.tracked.filter(({ field }) => changed.includes(field))) : null,
       snapshot: changed ? null : pick(this.kind.tracked),
+      ...(note ? { note } : {}),
     });
   }
 }

@@ -31,6 +31,24 @@ export function readEventTypeBody(body: unknown, mode: 'create' | 'replace' | 'p
   return presentOnly(fields);
 }
 
+/**
+ * Values a v2 event type cannot take: literal routes beside `/api/v2.0/activity/eventtypes/:key`
+ * (`usage`, `schemas`, `migrate`) would shadow that type's detail. The router matches paths
+ * case-insensitively, so the values are too.
+ */
+export const RESERVED_EVENT_TYPE_VALUES: readonly string[] = ['usage', 'schemas', 'migrate'];
+
+/**
+ * 400 `reserved` when `value` is one of them. Checked where a value is set (create, a value
+ * change, the v1 → v2 migration, a restore), never against a type that already holds one.
+ */
+export function assertValueNotReserved(value: string): void {
+  if (!RESERVED_EVENT_TYPE_VALUES.includes(value.toLowerCase())) return;
+  throw InputError.field('value', 'reserved', `"${value}" is reserved: /api/v2.0/activity/eventtypes/${value.toLowerCase()} is a route of its own.`, [
+    'Choose another value (for a v1 type to migrate, rename it under /api/v1.0/activity/events/eventtypes first).',
+  ]);
+}
+
 /** The v2 event type catalog (CONTRACT §5): its list ETag also moves when any choice changes. */
 export const eventTypeKind: CatalogKind<EventType> = {
   catalog: 'eventtypes',
@@ -64,6 +82,9 @@ export const eventTypeKind: CatalogKind<EventType> = {
   // The original's `has_events_assigned` (issue 27): a type some event was recorded with.
   usage: (repos, tenantId) => repos.eventTypes.valuesWithEvents(tenantId),
   async check(repos, tenantId, item) {
+    // A new item, or a value that changes (the stored row, read in the write's transaction, by id).
+    const stored = await repos.eventTypes.find(tenantId, item.id);
+    if (!stored || stored.value !== item.value) assertValueNotReserved(item.value);
     if (item.category && !(await repos.eventCategories.find(tenantId, item.category))) {
       throw InputError.field('category', 'invalid_choice', `No event category "${item.category}".`, ['Create it at /api/v2.0/activity/eventcategories, or leave category empty.']);
     }

@@ -7,6 +7,7 @@ import { InputError } from '../errors.js';
 import { activeChoiceLists } from '../event-types/v1.js';
 import type { EventType, EventTypeV1 } from '../model.js';
 import type { Repositories } from '../ports.js';
+import { readCheckedEventType } from './schema-revision.js';
 
 /** What an event takes from its type: defaults, and whether it is a collection. */
 export interface ResolvedEventType {
@@ -17,6 +18,8 @@ export interface ResolvedEventType {
   defaultState: 'new' | 'active' | 'resolved';
   isCollection: boolean;
   category: string;
+  /** Issue 28 §4: the revision (history `sequence`) of the v2 type as it was read for the check; null for v1 or without history. */
+  schemaRevision: number | null;
 }
 
 /**
@@ -43,12 +46,14 @@ export class EventDetailsChecker {
   /** The active type of that value with its stored row (read once per check). */
   private async findType(repos: Repositories, tenantId: string, value: string): Promise<{ type: ResolvedEventType; v2?: EventType; v1?: EventTypeV1 } | null> {
     if (value.length > 50) return null;
-    const v2 = await repos.eventTypes.find(tenantId, value);
+    // The row and its revision read together: the schema checked is the revision recorded.
+    const checked = await readCheckedEventType(repos, tenantId, value);
+    const v2 = checked?.row;
     if (v2 && v2.isActive) {
-      return { v2, type: { value: v2.value, display: v2.display, version: 2, defaultPriority: v2.defaultPriority, defaultState: v2.defaultState, isCollection: v2.isCollection, category: v2.category } };
+      return { v2, type: { value: v2.value, display: v2.display, version: 2, defaultPriority: v2.defaultPriority, defaultState: v2.defaultState, isCollection: v2.isCollection, category: v2.category, schemaRevision: checked.sequence } };
     }
     const v1 = await repos.eventTypesV1.find(tenantId, value);
-    if (v1 && v1.isActive) return { v1, type: { value: v1.value, display: v1.display, version: 1, defaultPriority: v1.defaultPriority, defaultState: 'new', isCollection: false, category: v1.category } };
+    if (v1 && v1.isActive) return { v1, type: { value: v1.value, display: v1.display, version: 1, defaultPriority: v1.defaultPriority, defaultState: 'new', isCollection: false, category: v1.category, schemaRevision: null } };
     return null;
   }
 

@@ -23,6 +23,9 @@ export interface EventInput {
 
 export const MAX_NOTE_CHARS = 10_000;
 
+/** The longest top-level `event_details` key accepted. */
+export const MAX_DETAIL_KEY_LENGTH = 200;
+
 const WRITABLE = ['id', 'event_type', 'title', 'time', 'location', 'priority', 'state', 'event_details', 'patrol_segments', 'notes'];
 /**
  * Read-only fields the original's clients send back with what they read (CONTRACT §11):
@@ -34,6 +37,8 @@ export const EVENT_READ_ONLY = [
   'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time',
   // Ours (issue 26 §2), served in the fieldops profile; the base is Fieldops-Base-Revision, never this.
   'revision',
+  // Ours (issue 28 §4), fieldops profile: the recorded type revision is the server's to set.
+  'schema_revision', 'rendered_details',
 ];
 
 /** `{id, event_type, title, time, location {latitude, longitude}, priority, state, event_details, patrol_segments, notes}` (CONTRACT §5b, §11). */
@@ -66,8 +71,15 @@ export function readEventBody(body: unknown, mode: 'create' | 'patch'): EventInp
   }
   if (reader.has('event_details')) {
     const details = reader.body.event_details;
-    if (details && typeof details === 'object' && !Array.isArray(details)) input.eventDetails = details as Record<string, unknown>;
-    else reader.add('event_details', { code: 'invalid_type', message: 'event_details is a JSON object.', hints: ['Send {} when there is nothing to record.'] });
+    if (details && typeof details === 'object' && !Array.isArray(details)) {
+      // Issue 28: every top-level key is counted in the usage summaries (an indexed column); a
+      // form field's name is short, so a key beyond this is a mistake, not data.
+      // Control characters (NUL above all: PostgreSQL text cannot hold it) name no form field either.
+      const bad = Object.keys(details).find((name) => name.length > MAX_DETAIL_KEY_LENGTH || /[\u0000-\u001f]/.test(name));
+      if (bad === undefined) input.eventDetails = details as Record<string, unknown>;
+      else if (bad.length > MAX_DETAIL_KEY_LENGTH) reader.add('event_details', { code: 'invalid', message: `event_details keys are at most ${MAX_DETAIL_KEY_LENGTH} characters (one has ${bad.length}).`, hints: ['Use the field names of the event type\'s schema.'] });
+      else reader.add('event_details', { code: 'invalid', message: 'event_details keys hold no control characters.', hints: ['Use the field names of the event type\'s schema.'] });
+    } else reader.add('event_details', { code: 'invalid_type', message: 'event_details is a JSON object.', hints: ['Send {} when there is nothing to record.'] });
   }
   if (reader.has('patrol_segments')) {
     const segments = reader.body.patrol_segments;

@@ -8,6 +8,28 @@ export interface EventRecord extends ActivityEvent {
   serialNumber: number;
   /** Bumped by every change to the event, its notes or its files. */
   revision: number;
+  /**
+   * Issue 28 §4: the v2 type's catalog history `sequence` when the details (or the type) were last
+   * written; null for a v1 type, and for events stored before it was kept (unknown revision).
+   */
+  schemaRevision: number | null;
+}
+
+/** An event as a write stores it: with the revision of its type's schema it was checked against. */
+export interface EventWrite extends ActivityEvent {
+  schemaRevision: number | null;
+}
+
+/**
+ * One stored detail presented through the revision it was recorded against (`?render=as_recorded`):
+ * its key, the revision's title for it (the key when the revision does not describe it), the
+ * value as stored, and the choice's display name (else the value as text).
+ */
+export interface RenderedDetail {
+  key: string;
+  title: string;
+  value: unknown;
+  display: string;
 }
 
 /** A file of an event, with what the events family adds (comment, who attached it). */
@@ -55,6 +77,8 @@ export interface EventView {
   /** The events this one contains (an incident's), in order, and the incidents that contain it. */
   contains: RelatedEvent[];
   containedIn: RelatedEvent[];
+  /** Only when asked for (`?render=as_recorded`): the details as recorded (events/render.ts). */
+  renderedDetails?: RenderedDetail[];
 }
 
 /** What an event's representation shows of its type: the icon (`icon`, else the value) and category. */

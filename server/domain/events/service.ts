@@ -11,7 +11,8 @@ import type { Repositories, Store } from '../ports.js';
 import { EventDetailsChecker, type ResolvedEventType } from './details.js';
 import { type EventListQuery, resolveEventFilter } from './filters.js';
 import { type EventInput, readEventBody } from './input.js';
-import type { EventListFilter, EventRecord, EventView } from './model.js';
+import type { EventListFilter, EventRecord, EventView, EventWrite } from './model.js';
+import { RecordedDetailsRenderer, type RenderMode } from './render.js';
 import { loadEventViews } from './views.js';
 import { EventNoteService } from './notes.js';
 import { EventFileService } from './files.js';
@@ -66,14 +67,15 @@ export class EventService {
     this.files = new EventFileService({ store: deps.store, clock: deps.clock, files: deps.files, removals: deps.removals, events: this, maxFileBytes: deps.maxFileBytes });
   }
 
-  async list(ctx: RequestContext, page: { offset: number; limit: number }, segmentId?: string, query?: EventListQuery) {
+  /** `render`: also the details as recorded (events/render.ts); absent, nothing more is read. */
+  async list(ctx: RequestContext, page: { offset: number; limit: number }, segmentId?: string, query?: EventListQuery, render?: RenderMode) {
     const { tenantId } = requirePermission(ctx, 'view_event');
     const { repos } = this.deps.store;
     if (segmentId && !(isUuid(segmentId) && (await repos.patrols.findSegment(tenantId, segmentId.toLowerCase())))) throw new NotFoundError('No such patrol segment.');
     const filter = query ? await this.resolveFilter(repos, tenantId, query) : undefined;
     if (filter === null) return { total: 0, views: [] as EventView[] };
     const { total, events } = await repos.events.list(tenantId, page, segmentId?.toLowerCase(), filter);
-    return { total, views: await loadEventViews(repos, this.checker, tenantId, events) };
+    return { total, views: await this.rendered(ctx, await loadEventViews(repos, this.checker, tenantId, events), render) };
   }
 
   /** The stored event (cheap: one read), for validators before the representation is loaded. */
@@ -82,13 +84,23 @@ export class EventService {
     return this.find(this.deps.store.repos, tenantId, id);
   }
 
-  async view(ctx: RequestContext, event: EventRecord): Promise<EventView> {
+  async view(ctx: RequestContext, event: EventRecord, render?: RenderMode): Promise<EventView> {
     requirePermission(ctx, 'view_event');
-    return (await loadEventViews(this.deps.store.repos, this.checker, event.tenantId, [event]))[0]!;
+    return (await this.rendered(ctx, await loadEventViews(this.deps.store.repos, this.checker, event.tenantId, [event]), render))[0]!;
   }
 
-  async get(ctx: RequestContext, id: string): Promise<EventView> {
-    return this.view(ctx, await this.head(ctx, id));
+  async get(ctx: RequestContext, id: string, render?: RenderMode): Promise<EventView> {
+    return this.view(ctx, await this.head(ctx, id), render);
+  }
+
+  /** The views with `renderedDetails` when `render` asks for them (one renderer: one fold per type and revision). */
+  private async rendered(ctx: RequestContext, views: EventView[], render: RenderMode | undefined): Promise<EventView[]> {
+    if (render !== 'as_recorded' || views.length === 0) return views;
+    const { tenantId } = requirePermission(ctx, 'view_event');
+    // Choice displays as choices.json answers this caller (a list it may not read shows values).
+    const renderer = new RecordedDetailsRenderer(this.deps.store.repos, tenantId, this.deps.choices.resolverFor(ctx));
+    const rendered = await renderer.render(views.map((view) => view.event));
+    return views.map((view) => ({ ...view, renderedDetails: rendered.get(view.event.id) ?? [] }));
   }
 
   /** Creates an event; with `segmentId` (POST /segments/<id>/events) it is linked to that segment too. */
@@ -103,11 +115,13 @@ export class EventService {
     return this.deps.store.transaction(async (repos) => {
       if (input.id && (await repos.events.find(tenantId, input.id))) throw new ConflictError('An event with this id already exists.');
       const now = this.deps.clock.now();
-      const event: ActivityEvent = {
+      const event: EventWrite = {
         id: input.id ?? randomUUID(), tenantId, eventType: type.value, title: input.title ?? type.display, time: input.time ?? now,
         latitude: input.location?.latitude ?? null, longitude: input.location?.longitude ?? null, priority: input.priority ?? type.defaultPriority,
         state: input.state ?? type.defaultState, eventDetails: details, createdByUserId: actingUser(principal)?.id ?? null,
         createdByClientId: principal.kind === 'application' ? principal.client.id : null, createdAt: now, updatedAt: now,
+        // The revision the details were checked against (details.ts), not one read now.
+        schemaRevision: type.schemaRevision,
       };
       await repos.events.insert(event);
       await this.record(repos, principal, event.id, 'add_event', 'Created', now);
@@ -143,13 +157,15 @@ export class EventService {
     return this.deps.store.transaction(async (repos) => {
       const now = this.deps.clock.now();
       const ids: string[] = [];
+      // Each event is recorded against the revision its own details were checked against.
       for (const { input, type } of prepared) {
         if (input.id && (await repos.events.find(tenantId, input.id))) throw new ConflictError(`An event with id ${input.id} already exists.`);
-        const event: ActivityEvent = {
+        const event: EventWrite = {
           id: input.id ?? randomUUID(), tenantId, eventType: type.value, title: input.title ?? type.display, time: input.time ?? now,
           latitude: input.location?.latitude ?? null, longitude: input.location?.longitude ?? null, priority: input.priority ?? type.defaultPriority,
           state: input.state ?? type.defaultState, eventDetails: input.eventDetails ?? {}, createdByUserId: actingUser(principal)?.id ?? null,
           createdByClientId: principal.kind === 'application' ? principal.client.id : null, createdAt: now, updatedAt: now,
+          schemaRevision: type.schemaRevision,
         };
         await repos.events.insert(event);
         await this.record(repos, principal, event.id, 'add_event', 'Created', now);
@@ -209,7 +225,9 @@ export class EventService {
       }
       const now = this.deps.clock.now();
       const chosen = merged ? merged.target : proposeEvent(fresh, input);
-      const next: ActivityEvent = { ...chosen, eventType: type ? type.value : merged ? chosen.eventType : fresh.eventType, updatedAt: now };
+      // The details (or the type) were checked: they are now recorded against the revision that checked them.
+      const recorded = type ? { schemaRevision: type.schemaRevision } : {};
+      const next: ActivityEvent = { ...chosen, eventType: type ? type.value : merged ? chosen.eventType : fresh.eventType, updatedAt: now, ...recorded };
       if (!(await repos.events.update(next, fresh.revision))) throw new PreconditionFailedError('The event changed while this request was applied; read it again.');
       const { lines } = await finishMerge(repos, principal, {
         kind: 'event', tenantId, id: next.id, outcome: { kind: 'event', id: next.id }, revision: fresh.revision + 1, plan, before: flattenEvent(fresh), after: flattenEvent(next), at: now,
@@ -268,7 +286,8 @@ export class EventService {
       const revision = await this.deps.store.transaction(async (repos) => {
         const fresh = await this.find(repos, tenantId, id);
         const at = this.deps.clock.now();
-        const next: ActivityEvent = { ...target, eventType: type?.value ?? target.eventType, updatedAt: at };
+        const recorded = type ? { schemaRevision: type.schemaRevision } : {};
+        const next: ActivityEvent = { ...target, eventType: type?.value ?? target.eventType, updatedAt: at, ...recorded };
         if (fresh.revision !== current.revision || !(await repos.events.update(next, fresh.revision))) return null;
         await recordRevision(repos, principal, { kind: 'event', tenantId, id: next.id, revision: fresh.revision + 1, base: null, before, after: flattenEvent(next), action: 'settled', at });
         await this.record(repos, principal, next.id, 'update_event', change.line, at);

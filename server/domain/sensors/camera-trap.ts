@@ -1,3 +1,4 @@
+import type { EventWrite } from '../events/model.js';
 import { randomUUID } from 'node:crypto';
 import { type Principal, actingUser } from '../context.js';
 import { ConflictError, type FieldIssue, InputError, NotFoundError } from '../errors.js';
@@ -117,15 +118,18 @@ export async function fileCameraTrapReport(
     if (form.cameraName !== null) details.camera_name = form.cameraName;
     if (form.cameraDescription !== null) details.camera_description = form.cameraDescription;
     if (form.cameraVersion !== null) details.camera_version = form.cameraVersion;
-    event = {
+    const created: EventWrite = {
       id: randomUUID(), tenantId, eventType: CAMERA_TRAP_EVENT_TYPE,
       title: form.cameraName ? `Camera trap: ${form.cameraName}`.slice(0, 255) : 'Camera trap report',
       time: report.time, latitude: form.location?.latitude ?? null, longitude: form.location?.longitude ?? null,
       priority: type.defaultPriority, state: type.defaultState, eventDetails: details,
       createdByUserId: actingUser(principal)?.id ?? null, createdByClientId: principal.kind === 'application' ? principal.client.id : null,
       createdAt: now, updatedAt: now,
+      // issue 28: the revision of the built-in type the report is recorded against
+      schemaRevision: (await repos.catalog.latestSequence(tenantId, 'eventtypes', type.id)) || null,
     };
-    await repos.events.insert(event);
+    await repos.events.insert(created);
+    event = created;
   }
   if (!(await repos.sensors.claimCameraImage(tenantId, image.sha256, event.id, report.providerId, now))) {
     throw new ConflictError('This image has already been received.');

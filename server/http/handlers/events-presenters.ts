@@ -79,6 +79,9 @@ export function presentEvent(view: EventView, origin: string) {
     created_at: toIso(event.createdAt),
     updated_at: toIso(event.updatedAt),
     revision: event.revision,
+    // Issue 28 §4 (fieldops profile only, like `revision`): the type revision the details were recorded against.
+    schema_revision: event.schemaRevision,
+    ...(view.renderedDetails ? { rendered_details: view.renderedDetails.map(({ key, title, value, display }) => ({ key, title, value, display })) } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import type { IfMatch, WritePrecondition } from '../../domain/client-input.js';
 import { InputError } from '../../domain/errors.js';
 import { eventEtag, type EventService } from '../../domain/events/service.js';
 import type { EventListQuery } from '../../domain/events/filters.js';
+import type { RenderMode } from '../../domain/events/render.js';
 import { answerConditionally, ifMatchSatisfied } from '../conditional.js';
 import { pageBody, readPage } from '../pagination.js';
 import { eventGeojson, presentEvent } from './events-presenters.js';
@@ -23,6 +24,9 @@ export function listQuery(ctx: AppContext): EventListQuery {
     bbox: queryString(ctx, 'bbox'),
   };
 }
+
+/** `?render=` (issue 28 §4), already checked against its enum by the route's query schema. */
+const renderMode = (ctx: AppContext): RenderMode | undefined => (queryString(ctx, 'render') === 'as_recorded' ? 'as_recorded' : undefined);
 
 /** `If-Match` (strong comparison), when the client sent one. */
 export function ifMatch(ctx: AppContext): IfMatch {
@@ -76,7 +80,7 @@ export function eventHandlers(deps: { events: EventService; trustProxy: boolean 
   return {
     async list(ctx: AppContext) {
       const page = readPage(ctx);
-      const { total, views } = await deps.events.list(requestContext(ctx), page, undefined, listQuery(ctx));
+      const { total, views } = await deps.events.list(requestContext(ctx), page, undefined, listQuery(ctx), renderMode(ctx));
       ctx.body = pageBody(ctx, page, total, views.map((view) => presentEvent(view, origin(ctx))), deps.trustProxy);
     },
     /** A page of the filtered, located events as a FeatureCollection (`count`, `next`, `previous` beside `features`). */
@@ -92,9 +96,11 @@ export function eventHandlers(deps: { events: EventService; trustProxy: boolean 
     },
     async get(ctx: AppContext) {
       const event = await deps.events.head(requestContext(ctx), id(ctx));
+      const render = renderMode(ctx);
       // No Last-Modified: two changes within one second would make If-Modified-Since answer a stale 304.
-      if (answerConditionally(ctx, { etag: eventEtag(event) })) return;
-      single(ctx, 200, await deps.events.view(requestContext(ctx), event));
+      // A rendered body also shows choice names, which change without the event: never a 304 then.
+      if (!render && answerConditionally(ctx, { etag: eventEtag(event) })) return;
+      single(ctx, 200, await deps.events.view(requestContext(ctx), event, render));
     },
     async create(ctx: AppContext) {
       const view = await deps.events.create(requestContext(ctx), ctx.state.body);

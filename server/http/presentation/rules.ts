@@ -42,6 +42,11 @@ const RULES: Record<string, EarthRangerRule> = {
   'patroltypes.schemas': RAW,
   'patroltypes.schema': RAW,
   'choices.json': RAW,
+  // issue 28: answers that are not an event type's detail carry `{data}` in every profile
+  'eventtypes.usage': ENVELOPED,
+  'eventtypes.usage_many': ENVELOPED,
+  'eventtypes.draft_get': ENVELOPED,
+  'eventtypes.draft_put': ENVELOPED,
   'users.list': { kind: 'enveloped' },
   'users.create': { kind: 'enveloped' },
   'users.me': { kind: 'enveloped' },
@@ -55,8 +60,8 @@ const RULES: Record<string, EarthRangerRule> = {
   'eventtypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
   'patroltypes.updates': { kind: 'wrap', data: (payload) => mapResults(payload, revisionItem) },
   // Records carry `revision` in the fieldops profile only (issue 26 §2): the original's fields, exactly.
-  ...shaped(['events.get', 'events.create', 'events.patch', 'segments.events.create'], bareRecord),
-  ...shaped(['events.list', 'segments.events'], (payload) => mapResults(payload, bareRecord)),
+  ...shaped(['events.get', 'events.create', 'events.patch', 'segments.events.create'], bareEvent),
+  ...shaped(['events.list', 'segments.events'], (payload) => mapResults(payload, bareEvent)),
   ...shaped(['patrols.get', 'patrols.create', 'patrols.replace', 'patrols.patch'], originalPatrol),
   'patrols.list': { kind: 'wrap', data: (payload) => mapResults(payload, originalPatrol) },
   ...shaped(['segments.get', 'segments.create', 'segments.replace', 'segments.patch'], originalSegment),
@@ -100,6 +105,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
 function bareRecord(record: unknown): unknown {
   if (!isRecord(record) || !Object.hasOwn(record, 'revision')) return record;
   const { revision: _revision, ...rest } = record;
+  return rest;
+}
+
+/**
+ * An event as the original shows it: without `revision`, `schema_revision` and `rendered_details`
+ * (issue 28 §4: fieldops-profile members). `event_details` passes as stored, every key, whatever the
+ * type's current schema says: the original's clients get the fields a later revision dropped.
+ */
+function bareEvent(record: unknown): unknown {
+  if (!isRecord(record)) return record;
+  const { revision: _revision, schema_revision: _schemaRevision, rendered_details: _rendered, ...rest } = record;
   return rest;
 }
 

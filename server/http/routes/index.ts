@@ -1,3 +1,5 @@
+import { eventUsageRoutes } from './event-usage.js';
+import { schemaLifecycleRoutes } from './schema-lifecycle.js';
 import type { Services } from '../../app.js';
 import { coreRoutes } from './core.js';
 import { patrolCatalogRoutes } from './patrol-catalog.js';
@@ -27,7 +29,7 @@ export type { Route, Method } from './types.js';
  * (`/types/schemas` before `/types/:key`; `/events/eventtypes` before `/events/:id`).
  */
 export function routeTable(services: Services): Route[] {
-  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...trackRoutes(services), ...subjectRoutes(services), ...sensorRoutes(services), ...messageRoutes(services), ...featureRoutes(services), ...syncRoutes(services), ...conflictRoutes(services), ...pushRoutes(services), ...uploadRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
+  const table: Route[] = [...startupRoutes(services), ...coreRoutes(services), ...patrolCatalogRoutes(services), ...patrolRoutes(services), ...eventUsageRoutes(services), ...schemaLifecycleRoutes(services), ...eventTypeRoutes(services), ...eventRoutes(services), ...trackRoutes(services), ...subjectRoutes(services), ...sensorRoutes(services), ...messageRoutes(services), ...featureRoutes(services), ...syncRoutes(services), ...conflictRoutes(services), ...pushRoutes(services), ...uploadRoutes(services), ...staticRoutes(services)].map(describeIdempotency);
   // The description covers the whole table, its own routes included.
   table.push(...docsRoutes(() => table));
   return table;

@@ -81,6 +81,7 @@ const revision: JSONSchema = named('Revision', object(
     changes: { type: 'object', description: 'Later entries: the changed fields with their new values.' },
     snapshot: { type: 'object', description: 'The create entry: a full snapshot.' },
     sequence: { type: 'integer' },
+    note: { type: 'string', description: 'Issue 28: why the revision was written (a restore; a publish and the breaking changes it allowed, with reasons). Only when present.' },
   },
   ['time', 'action', 'user', 'sequence'],
 ));

@@ -26,6 +26,20 @@ const eventUpdate: JSONSchema = named('EventUpdate', object({
   user: userRef,
 }));
 
+const renderedDetail: JSONSchema = named('RenderedDetail', object({
+  key: str(undefined, { description: 'The key in `event_details`.' }),
+  title: str(undefined, { description: 'The recorded revision\'s title of the field; the key when that revision does not describe it.' }),
+  value: { description: 'The value as stored.' },
+  display: str(undefined, { description: 'The choice\'s display name for a choice value (comma-separated for a list), else the value as text.' }),
+}));
+
+/** Every member of an event but `rendered_details` (present only when asked for). */
+const EVENT_REQUIRED = [
+  'id', 'serial_number', 'event_type', 'title', 'time', 'location', 'priority', 'state', 'event_details', 'patrol_segments', 'reported_by', 'is_collection',
+  'event_category', 'icon_id', 'image_url', 'geojson', 'contains', 'is_contained_in', 'is_linked_to', 'notes', 'files', 'updates', 'url', 'created_at',
+  'updated_at', 'revision', 'schema_revision',
+];
+
 const event: JSONSchema = named('Event', object({
   id: uuid,
   serial_number: { type: 'integer', minimum: 1, description: 'Per tenant, increasing.' },
@@ -53,12 +67,17 @@ const event: JSONSchema = named('Event', object({
   created_at: dateTime,
   updated_at: dateTime,
   revision: { ...recordRevision, description: 'Moves with every change of the event, its notes or its files (the ETag names it too). Fieldops profile only.' },
-}));
+  schema_revision: {
+    type: ['integer', 'null'], minimum: 1,
+    description: 'The revision (history `sequence`) of the v2 event type the details were last written against; null for a v1 type or an event stored before revisions were kept. Fieldops profile only.',
+  },
+  rendered_details: array(renderedDetail, { description: 'Only with `?render=as_recorded` (fieldops profile): the details presented through the recorded revision.' }),
+}, EVENT_REQUIRED));
 
 const READ_ONLY_ECHOES = [
   'serial_number', 'files', 'created_at', 'updated_at', 'url', 'reported_by', 'updates', 'is_collection', 'event_category',
   'icon_id', 'priority_label', 'sort_at', 'image_url', 'geojson', 'geometry', 'is_contained_in', 'related_subjects', 'patrols',
-  'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time', 'revision',
+  'provenance', 'message', 'comment', 'attributes', 'end_time', 'is_linked_to', 'contains', 'event_time', 'revision', 'schema_revision', 'rendered_details',
 ];
 
 function eventBody(required: string[]): JSONSchema {
@@ -105,13 +124,19 @@ const listQuery = queryParams({
   sort_by: str(40, { description: '[-]event_time, updated_at, created_at or serial_number (default -event_time).' }),
   bbox: str(200, { description: '`west,south,east,north` in degrees: only events located in the box (west > east crosses the antimeridian).' }),
 });
+const renderParam = {
+  render: {
+    type: 'string', enum: ['as_recorded'],
+    description: '`as_recorded`: each event also carries `rendered_details`, its details presented through the type revision it was recorded against (`schema_revision`): that revision\'s form order, titles and choice names, then any stored key it does not describe. Fieldops profile.',
+  },
+};
 
 export const eventSchemas = {
   segmentEvents: { summary: 'Events of a patrol segment', tags: [tag], params: segmentId, query: queryParams(pageParams), responses: { 200: ok(page(event)), ...readErrors() } },
   createSegmentEvent: { summary: 'Create an event linked to a segment', tags: [tag], params: segmentId, body: { kind: 'json', schema: eventCreate }, responses: { 201: created(event), ...writeErrors(), ...errors(409) } },
-  list: { summary: 'List events (newest first)', tags: [tag], query: listQuery, responses: { 200: ok(page(event)), ...errors(400, ...AUTH_ERRORS, 404) } },
+  list: { summary: 'List events (newest first)', tags: [tag], query: queryParams({ ...(listQuery.properties as Record<string, JSONSchema>), ...renderParam }), responses: { 200: ok(page(event)), ...errors(400, ...AUTH_ERRORS, 404) } },
   create: { summary: 'Create an event', tags: [tag], body: { kind: 'json', schema: eventCreate }, responses: { 201: created(event), ...writeErrors(), ...errors(409) } },
-  get: { summary: 'One event', tags: [tag], params: eventId, responses: { 200: etagged(event), 304: notModified, ...readErrors() } },
+  get: { summary: 'One event', tags: [tag], params: eventId, query: queryParams(renderParam), responses: { 200: etagged(event), 304: notModified, ...readErrors() } },
   patch: { summary: 'Change an event', description: ifMatch, tags: [tag], params: eventId, body: { kind: 'json', schema: eventPatch }, responses: { 200: etagged(event), ...writeErrors(), ...errors(412) } },
   remove: { summary: 'Delete an event (needs delete_event)', description: removeDoc, tags: [tag], params: eventId, responses: { 204: noContent, ...readErrors(), ...errors(412) } },
   listNotes: { summary: 'Notes of an event', tags: [tag], params: eventId, responses: { 200: ok(array(eventNote)), ...readErrors() } },

@@ -35,10 +35,10 @@ export const profiles: RouteSchema = {
 
 export const status: RouteSchema = {
   summary: 'Service status and site settings the web app reads first',
-  description: '`service_status=true` is accepted; `services` lists none (sensor providers report through the sensors API).',
+  description: '`service_status=true` is accepted; `services` lists none (sensor providers report through the sensors API). Public, but credentials sent are checked: a `User-Profile` the user may not act as is a 403.',
   tags: [tag],
   query: { type: 'object', properties: { service_status: str(10) } },
-  responses: { 200: ok(openObject({ version: str(), site_name: str(), patrol_enabled: { type: 'boolean' }, services: array({ type: 'object' }) }, ['version', 'site_name', 'patrol_enabled', 'services'])), ...errors(401, 503) },
+  responses: { 200: ok(openObject({ version: str(), site_name: str(), patrol_enabled: { type: 'boolean' }, services: array({ type: 'object' }) }, ['version', 'site_name', 'patrol_enabled', 'services'])), ...errors(401, 403, 503) },
   security: 'public',
 };
 
