@@ -8,7 +8,7 @@ import t from 'tap';
 import { send } from '../helpers/catalog.js';
 import { cliEnv } from '../helpers/cli-env.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { EVENT_TYPES, patchSchema, revisions, revisionTwo, TYPE } from '../helpers/schema-cli.js';
+import { copyWorld, EVENT_TYPES, patchSchema, revisions, revisionTwo, TYPE } from '../helpers/schema-cli.js';
 import { CHOICES, seedCatalog } from '../helpers/sync-seed.js';
 
 async function speciesOn(s: TestServer, token: string): Promise<Array<{ value: string; display: string }>> {
@@ -18,11 +18,9 @@ async function speciesOn(s: TestServer, token: string): Promise<Array<{ value: s
 }
 
 t.test('copy between two servers: plan, write, idempotent rerun, updates', async (t) => {
-  const source = await startTestServer(t);
-  const target = await startTestServer(t);
-  if (!source || !target) return;
-  const { access_token: sourceToken } = await source.login();
-  const { access_token: targetToken } = await target.login();
+  const world = await copyWorld(t);
+  if (!world) return;
+  const { source, target, sourceToken, targetToken } = world;
   await seedCatalog(source, sourceToken);
   await patchSchema(source, sourceToken, revisionTwo());
   const cli = cliEnv(t, { FIELDOPS_RETRIES: '1' });

@@ -8,8 +8,7 @@ import path from 'node:path';
 import t from 'tap';
 import { send } from '../helpers/catalog.js';
 import { cliEnv } from '../helpers/cli-env.js';
-import { EVENT_TYPES, patchSchema, revisionTwo, schemaWorld, TYPE, writeJson } from '../helpers/schema-cli.js';
-import { startTestServer } from '../helpers/server.js';
+import { copyWorld, EVENT_TYPES, patchSchema, revisionTwo, schemaWorld, TYPE, writeJson } from '../helpers/schema-cli.js';
 import { seedCatalog } from '../helpers/sync-seed.js';
 
 /** Revision 2 plus `count` more string fields (the engine compares at most 20,000). */
@@ -80,11 +79,9 @@ t.test('plain `schema diff T` with the server unreachable', async (t) => {
 });
 
 t.test('schema copy of a type beyond the diff limits: error and hint', async (t) => {
-  const source = await startTestServer(t);
-  const target = await startTestServer(t);
-  if (!source || !target) return;
-  const { access_token: sourceToken } = await source.login();
-  const { access_token: targetToken } = await target.login();
+  const world = await copyWorld(t);
+  if (!world) return;
+  const { source, target, sourceToken, targetToken } = world;
   await seedCatalog(source, sourceToken);
   await seedCatalog(target, targetToken);
   await patchSchema(source, sourceToken, bigSchema(21000));

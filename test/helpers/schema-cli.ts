@@ -32,6 +32,23 @@ export interface SchemaWorld {
   cli: CliEnv;
 }
 
+export interface CopyWorld {
+  source: TestServer;
+  target: TestServer;
+  sourceToken: string;
+  targetToken: string;
+}
+
+/** Two servers (each its own database) with their admins' tokens, for `schema copy`. Null when the dialect cannot run. */
+export async function copyWorld(t: Test): Promise<CopyWorld | null> {
+  const source = await startTestServer(t);
+  const target = await startTestServer(t);
+  if (!source || !target) return null;
+  const { access_token: sourceToken } = await source.login();
+  const { access_token: targetToken } = await target.login();
+  return { source, target, sourceToken, targetToken };
+}
+
 /** A server with the type at revision 2, and a CLI synced after it. Null when the dialect cannot run. */
 export async function schemaWorld(t: Test): Promise<SchemaWorld | null> {
   const s = await startTestServer(t);
